@@ -1,0 +1,143 @@
+"""The error taxonomy every Mnemosyne adapter raises.
+
+Store failures are :class:`StoreError` subclasses, each carrying one of seven
+lowercase ``code`` strings and, when the engine raised it, the original ``mnem``
+exception as ``__cause__``. Bad caller input is :class:`InvalidInputError`, a
+``ValueError`` raised before the store is touched.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import mnem
+
+ErrorCode = Literal[
+    "not_found", "invalid_ref", "conflict", "corrupt_store", "no_store", "store_io", "busy"
+]
+ERROR_CODES: tuple[ErrorCode, ...] = (
+    "not_found",
+    "invalid_ref",
+    "conflict",
+    "corrupt_store",
+    "no_store",
+    "store_io",
+    "busy",
+)
+
+_LOCK_HELD_MARKER = "Database already open"
+
+
+class InvalidInputError(ValueError):
+    """Caller input an adapter cannot store exactly: a bad name, key or value.
+
+    Raised before anything touches the store, so nothing is staged or committed.
+    """
+
+
+class StoreError(Exception):
+    """A store operation failed. ``code`` is one of :data:`ERROR_CODES`."""
+
+    code: ClassVar[ErrorCode]
+    hint: ClassVar[str]
+
+    def __init__(self, message: str, *, store_path: str | None = None) -> None:
+        self.store_path = store_path
+        where = f" (store: {store_path})" if store_path else ""
+        super().__init__(f"[{self.code}] {message}{where}. {self.hint}")
+
+
+class NotFoundError(StoreError):
+    """A stored object the store refers to is missing."""
+
+    code = "not_found"
+    hint = "The store references an object it does not hold; restore it from a backup copy."
+
+
+class InvalidRefError(StoreError):
+    """A commit, branch or node reference that does not resolve here."""
+
+    code = "invalid_ref"
+    hint = "Check the commit id, branch or item id against the memory's log."
+
+
+class ConflictError(StoreError):
+    """The store's state does not allow this write now."""
+
+    code = "conflict"
+    hint = "Commit or discard the store's other pending changes, then retry."
+
+
+class CorruptStoreError(StoreError):
+    """The store's files cannot be read as a Mnemosyne store of this version."""
+
+    code = "corrupt_store"
+    hint = (
+        "The adapter does not repair stores: restore .mnem/ from a backup, or check that "
+        "mnem-agents is the version that wrote it."
+    )
+
+
+class NoStoreError(StoreError):
+    """There is no store where one was expected, or this handle was closed."""
+
+    code = "no_store"
+    hint = "Create the store (pass create=True) or point the adapter at an existing one."
+
+
+class StoreIoError(StoreError):
+    """The operating system refused a read or write of the store's files."""
+
+    code = "store_io"
+    hint = "Check that the store directory exists, is a directory, and is writable."
+
+
+class BusyError(StoreError):
+    """Another process held the store's lock for longer than the bounded wait."""
+
+    code = "busy"
+    hint = "Another process is using the store; retry later or raise busy_timeout."
+
+
+class ClosedError(NoStoreError):
+    """The adapter object was closed; it holds no store any more."""
+
+    hint = "Create a new adapter object to use the store again."
+
+
+_BY_ENGINE_CLASS: tuple[tuple[type[BaseException], type[StoreError]], ...] = (
+    (mnem.NotFoundError, NotFoundError),
+    (mnem.InvalidRefError, InvalidRefError),
+    (mnem.ConflictError, ConflictError),
+    (mnem.StoreExistsError, ConflictError),
+    (mnem.CorruptStoreError, CorruptStoreError),
+    (mnem.FormatVersionError, CorruptStoreError),
+    (mnem.NoStoreError, NoStoreError),
+    (mnem.StoreIoError, StoreIoError),
+    (mnem.MnemError, StoreIoError),
+)
+
+
+def is_lock_held(exc: BaseException) -> bool:
+    """Whether ``exc`` is the engine saying another handle holds the store's lock."""
+    return isinstance(exc, mnem.StoreIoError) and _LOCK_HELD_MARKER in str(exc)
+
+
+def translate(exc: BaseException, *, store_path: str | None = None) -> StoreError:
+    """The taxonomy error for an engine exception, with ``exc`` as its cause.
+
+    The engine exception's traceback is dropped: its frames hold the engine's
+    store handle, and a handle kept alive by a stored exception keeps the
+    store's file lock.
+    """
+    if isinstance(exc, StoreError):
+        return exc
+    exc.__traceback__ = None
+    for engine_class, ours in _BY_ENGINE_CLASS:
+        if isinstance(exc, engine_class):
+            error = ours(str(exc), store_path=store_path)
+            break
+    else:
+        error = StoreIoError(f"{type(exc).__name__}: {exc}", store_path=store_path)
+    error.__cause__ = exc
+    return error

@@ -1,0 +1,1 @@
+"""The adapter contract as executable tests (needs the ``testing`` extra)."""

@@ -1,0 +1,128 @@
+"""One adapter write call, one commit, and nothing staged if it fails.
+
+:func:`write_commit` is the only way adapters write. Inside a session it
+
+1. refuses a detached HEAD before anything is staged;
+2. clears staging that an adapter write killed mid-way left behind (ids of
+   adapter scopes), and refuses with ``conflict`` if staging from anyone else
+   (the engine's own CLI, say) is pending, rather than commit it by accident;
+3. lets the caller stage through a :class:`Stager`, then commits once;
+4. unstages everything it staged if anything between the first stage and the
+   commit fails, so no later read serves it and ``checkout`` is not blocked.
+
+There is no retry here: with one handle per store file the engine's
+compare-and-swap conflict cannot occur, and lock contention is waited out by
+the session before the write starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mnem
+
+from .errors import ConflictError, InvalidRefError
+from .handles import Lease
+from .ids import parse
+
+_BRANCH_HEAD = "ref: "
+
+
+@dataclass
+class Stager:
+    """Stages nodes for one commit and remembers what it staged."""
+
+    lease: Lease
+    added: dict[str, mnem.MemoryNode] = field(default_factory=dict)
+    removed: list[str] = field(default_factory=list)
+
+    def add(
+        self,
+        node_id: str,
+        content: Any,
+        *,
+        provenance: mnem.Provenance | None = None,
+        event_time: int | None = None,
+    ) -> None:
+        """Stage ``content`` (a JSON value) under ``node_id``."""
+        self.lease.add(node_id, content, provenance=provenance, event_time=event_time)
+        self.added[node_id] = mnem.MemoryNode(
+            id=node_id,
+            content=content,
+            provenance=provenance or mnem.Provenance(),
+            event_time=event_time,
+        )
+
+    def remove(self, node_id: str) -> None:
+        """Stage a tombstone for ``node_id``, which must be in memory."""
+        self.lease.rm(node_id)
+        self.removed.append(node_id)
+
+    def rollback(self) -> None:
+        for node_id in [*self.added, *self.removed]:
+            with contextlib.suppress(mnem.MnemError):
+                self.lease.unstage(node_id)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What one committed write changed."""
+
+    commit: str
+    parent: str | None
+    added: dict[str, mnem.MemoryNode]
+    removed: tuple[str, ...]
+
+
+def branch_of(lease: Lease) -> str | None:
+    """The branch HEAD is on, or ``None`` when HEAD is detached."""
+    head = lease.head()
+    return head[len(_BRANCH_HEAD) :] if head.startswith(_BRANCH_HEAD) else None
+
+
+def clear_abandoned_staging(lease: Lease) -> None:
+    """Unstage what a killed adapter write left; refuse anyone else's pending work."""
+    pending = [node_id for node_id, _ in lease.staged()] + lease.staged_deletions()
+    if not pending:
+        return
+    foreign = [node_id for node_id in pending if parse(node_id) is None]
+    if foreign:
+        shown = ", ".join(repr(node_id) for node_id in foreign[:3])
+        raise ConflictError(
+            f"the store has {len(foreign)} staged change(s) that no adapter made ({shown}); "
+            "an adapter write would commit them",
+            store_path=lease.root,
+        )
+    for node_id in pending:
+        lease.unstage(node_id)
+
+
+def write_commit(
+    lease: Lease,
+    stage: Callable[[Stager], None],
+    *,
+    message: str | Callable[[Stager], str],
+    author: str,
+) -> Written | None:
+    """Stage through ``stage`` and commit once; ``None`` (no commit) if nothing was staged."""
+    if branch_of(lease) is None:
+        raise InvalidRefError(
+            "HEAD is detached, so a commit would belong to no branch; check out a branch first",
+            store_path=lease.root,
+        )
+    clear_abandoned_staging(lease)
+    parent = lease.head_commit()
+    stager = Stager(lease)
+    try:
+        stage(stager)
+        if not stager.added and not stager.removed:
+            return None
+        text = message(stager) if callable(message) else message
+        commit = lease.commit(text, author=author)
+    except BaseException:
+        stager.rollback()
+        raise
+    return Written(commit, parent, stager.added, tuple(stager.removed))
