@@ -26,6 +26,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
 )
 
 _LOCK_HELD_MARKER = "Database already open"
+_DAMAGED_DATA_MARKER = "invalid data"
 
 
 class InvalidInputError(ValueError):
@@ -123,8 +124,24 @@ def is_lock_held(exc: BaseException) -> bool:
     return isinstance(exc, mnem.StoreIoError) and _LOCK_HELD_MARKER in str(exc)
 
 
+def is_engine_panic(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Rust panic surfacing through the binding (a ``BaseException``)."""
+    return type(exc).__name__ == "PanicException"
+
+
+def _classify(exc: BaseException) -> type[StoreError]:
+    if is_engine_panic(exc):
+        return CorruptStoreError
+    if isinstance(exc, mnem.StoreIoError) and _DAMAGED_DATA_MARKER in str(exc):
+        return CorruptStoreError
+    for engine_class, ours in _BY_ENGINE_CLASS:
+        if isinstance(exc, engine_class):
+            return ours
+    return StoreIoError
+
+
 def translate(exc: BaseException, *, store_path: str | None = None) -> StoreError:
-    """The taxonomy error for an engine exception, with ``exc`` as its cause.
+    """The taxonomy error for an engine exception (or ``OSError``), with ``exc`` as its cause.
 
     The engine exception's traceback is dropped: its frames hold the engine's
     store handle, and a handle kept alive by a stored exception keeps the
@@ -133,11 +150,6 @@ def translate(exc: BaseException, *, store_path: str | None = None) -> StoreErro
     if isinstance(exc, StoreError):
         return exc
     exc.__traceback__ = None
-    for engine_class, ours in _BY_ENGINE_CLASS:
-        if isinstance(exc, engine_class):
-            error = ours(str(exc), store_path=store_path)
-            break
-    else:
-        error = StoreIoError(f"{type(exc).__name__}: {exc}", store_path=store_path)
+    error = _classify(exc)(f"{type(exc).__name__}: {exc}", store_path=store_path)
     error.__cause__ = exc
     return error

@@ -34,7 +34,14 @@ from typing import Any
 
 import mnem
 
-from .errors import BusyError, ClosedError, StoreError, is_lock_held, translate
+from .errors import (
+    BusyError,
+    ClosedError,
+    StoreError,
+    is_engine_panic,
+    is_lock_held,
+    translate,
+)
 from .locations import open_store_at, store_root
 
 _FIRST_POLL = 0.001
@@ -195,10 +202,14 @@ class _SharedStore:
                     return None
                 try:
                     self._engine = open_store_at(self.root, create=self.create)
-                except mnem.MnemError as exc:
+                except StoreError:
+                    raise
+                except BaseException as exc:
                     if is_lock_held(exc):
                         return None
-                    raise translate(exc, store_path=self.root) from exc
+                    if isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc):
+                        raise translate(exc, store_path=self.root) from exc
+                    raise
                 self._opened_at = time.monotonic()
             self._in_use = True
             return Lease(self._engine, self.root)
@@ -384,8 +395,10 @@ def _translated(shared: _SharedStore, lease: Lease) -> Iterator[None]:
         yield
     except StoreError:
         raise
-    except (mnem.MnemError, OSError) as exc:
-        raise translate(exc, store_path=shared.root) from exc
+    except BaseException as exc:
+        if isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc):
+            raise translate(exc, store_path=shared.root) from exc
+        raise
     finally:
         shared.leave(lease)
 

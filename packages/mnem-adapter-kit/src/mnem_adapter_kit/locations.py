@@ -13,10 +13,11 @@ from pathlib import Path
 
 import mnem
 
-from .errors import NoStoreError, StoreIoError
+from .errors import CorruptStoreError, NoStoreError, StoreIoError
 
 STORE_ENV = "MNEM_STORE"
 STORE_DIR = ".mnem"
+STORE_FILES = ("HEAD", "store.redb")
 
 
 def default_store_path() -> Path:
@@ -37,11 +38,18 @@ def store_root(path: str | os.PathLike[str] | None) -> str:
 def open_store_at(root: str, *, create: bool) -> mnem.Store:
     """Open the store whose ``.mnem`` is directly in ``root``, creating it if asked.
 
-    Raises :class:`NoStoreError` when there is none and ``create`` is false, and
-    :class:`StoreIoError` when ``root`` is not a directory. Engine errors (the lock
+    Raises :class:`NoStoreError` when there is none and ``create`` is false,
+    :class:`StoreIoError` when ``root`` is not a directory, and
+    :class:`CorruptStoreError` when ``.mnem`` lacks one of its files. Engine errors (the lock
     held elsewhere among them) propagate untranslated for the caller to classify.
     """
-    if os.path.isdir(os.path.join(root, STORE_DIR)):
+    store_dir = os.path.join(root, STORE_DIR)
+    if os.path.isdir(store_dir):
+        missing = [
+            name for name in STORE_FILES if not os.path.exists(os.path.join(store_dir, name))
+        ]
+        if missing:
+            raise CorruptStoreError(f"{STORE_DIR}/ lacks {', '.join(missing)}", store_path=root)
         return mnem.open(root)
     if os.path.exists(root) and not os.path.isdir(root):
         raise StoreIoError("the store path exists and is not a directory", store_path=root)

@@ -13,6 +13,7 @@ from autogen_core import CancellationToken, Component
 from autogen_core.memory import Memory, MemoryContent, MemoryQueryResult, UpdateContextResult
 from autogen_core.model_context import ChatCompletionContext
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
+from pydantic import ValidationError
 from typing_extensions import Self
 
 from mnem_adapter_kit import (
@@ -76,16 +77,19 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         author: str = "mnem-autogen",
         busy_timeout: float = 10.0,
     ) -> None:
-        self._config = MnemosyneMemoryConfig(
-            name=name,
-            store_path=None if store_path is None else os.path.abspath(os.fspath(store_path)),
-            create=create,
-            inject_as=inject_as,
-            max_injected=max_injected,
-            author=author,
-            busy_timeout=busy_timeout,
-        )
         self._name = check_text(DEFAULT_NAME if name is None else name, "the memory name")
+        try:
+            self._config = MnemosyneMemoryConfig(
+                name=name,
+                store_path=None if store_path is None else os.path.abspath(os.fspath(store_path)),
+                create=create,
+                inject_as=inject_as,
+                max_injected=max_injected,
+                author=author,
+                busy_timeout=busy_timeout,
+            )
+        except ValidationError as exc:
+            raise InvalidInputError(f"invalid MnemosyneMemory settings: {exc}") from None
         self._scope = Scope.of(self._name)
         self._mirror = ScopeMirror(self._scope.owns)
         self._client = attach(
@@ -219,10 +223,14 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         return MemoryCommit.from_engine(found, changes)
 
     async def history(self, limit: int | None = None) -> list[MemoryCommit]:
-        """The commits that changed this memory, newest first (at most ``limit``)."""
+        """The commits that changed this memory, newest first (at most ``limit``).
+
+        Follows the current branch's first-parent chain; a merge shows as the merge
+        commit, with the changes it brought in.
+        """
         found: list[MemoryCommit] = []
         async with self._session() as lease:
-            for commit in lease.log():
+            for commit in lease.log(first_parent=True):
                 if limit is not None and len(found) >= limit:
                     break
                 changes = self._own_changes(lease, commit.id)
@@ -304,7 +312,11 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
 
     def _stage_clear(self, stager: Stager, lease: Lease) -> None:
         nodes = self._mirror.sync(lease)
-        live = [node_id for node_id in nodes if self._scope.sequence_of(node_id) is not None]
+        live = [
+            node_id
+            for node_id, node in nodes.items()
+            if self._scope.sequence_of(node_id) is not None and codec.is_item(node.content)
+        ]
         if not live:
             return
         mark = self._high_water(nodes)

@@ -1,0 +1,109 @@
+"""Store-level helpers for adapter tests: inspect, damage and lock real stores.
+
+Everything here reaches the engine through the kit's shared handle, so it can
+run beside adapter objects on the same path in the same process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import mnem
+
+from ..handles import HandlePolicy, Lease, attach
+from ..locations import STORE_DIR
+
+
+@contextmanager
+def _lease(path: str | os.PathLike[str]) -> Iterator[Lease]:
+    client = attach(path, create=True, policy=HandlePolicy(linger=0))
+    try:
+        with client.session() as lease:
+            yield lease
+    finally:
+        client.close()
+
+
+def commit_count(path: str | os.PathLike[str]) -> int:
+    """How many commits the current branch has."""
+    with _lease(path) as lease:
+        return len(lease.log())
+
+
+def commits(path: str | os.PathLike[str]) -> list[mnem.Commit]:
+    """The current branch's first-parent chain, newest first."""
+    with _lease(path) as lease:
+        return list(lease.log(first_parent=True))
+
+
+def committed_ids(path: str | os.PathLike[str], at: str | None = None) -> set[str]:
+    """Every node id in the state of ``at`` (default HEAD); empty for an empty store."""
+    with _lease(path) as lease:
+        commit = at or lease.head_commit()
+        return set() if commit is None else set(lease.state_at(commit))
+
+
+def staging(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
+    """The staged node ids and staged deletions, as the engine reports them."""
+    with _lease(path) as lease:
+        return [node_id for node_id, _ in lease.staged()], lease.staged_deletions()
+
+
+def write_foreign(path: str | os.PathLike[str], nodes: dict[str, Any]) -> str:
+    """Commit ``nodes`` straight through the engine, as a non-adapter writer would."""
+    with _lease(path) as lease:
+        for node_id, content in nodes.items():
+            lease.add(node_id, content)
+        return lease.commit("foreign write", author="raw-engine")
+
+
+def stage_foreign(path: str | os.PathLike[str], node_id: str, content: Any) -> None:
+    """Leave ``node_id`` staged and uncommitted, as an interrupted CLI session would."""
+    with _lease(path) as lease:
+        lease.add(node_id, content)
+
+
+def garble(path: str | os.PathLike[str]) -> None:
+    """Overwrite the start of the store's database file with junk."""
+    with open(Path(path) / STORE_DIR / "store.redb", "r+b") as db:
+        db.write(b"\xa5" * 4096)
+
+
+@contextmanager
+def lock_held_elsewhere(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the store's lock from another process for the span of the block."""
+    script = textwrap.dedent(
+        """
+        import sys, time, mnem
+        for _ in range(500):
+            try:
+                store = mnem.open(sys.argv[1])
+                break
+            except mnem.StoreIoError:
+                time.sleep(0.01)
+        print("locked", flush=True)
+        sys.stdin.read()
+        """
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, os.fspath(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        if holder.stdout.readline().strip() != "locked":
+            raise RuntimeError("the lock-holding process did not start")
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)

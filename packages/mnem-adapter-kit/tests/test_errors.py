@@ -1,0 +1,142 @@
+"""Every taxonomy code comes from a real failure, carries a hint and chains the engine error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import mnem
+import pytest
+
+from mnem_adapter_kit import (
+    ERROR_CODES,
+    BusyError,
+    ClosedError,
+    ConflictError,
+    CorruptStoreError,
+    HandlePolicy,
+    InvalidRefError,
+    NoStoreError,
+    StoreError,
+    StoreIoError,
+    attach,
+    translate,
+    write_commit,
+)
+from mnem_adapter_kit.testing.stores import (
+    garble,
+    lock_held_elsewhere,
+    stage_foreign,
+    write_foreign,
+)
+
+
+def test_each_engine_exception_class_maps_to_one_documented_code() -> None:
+    expected = {
+        mnem.NotFoundError: "not_found",
+        mnem.InvalidRefError: "invalid_ref",
+        mnem.ConflictError: "conflict",
+        mnem.StoreExistsError: "conflict",
+        mnem.CorruptStoreError: "corrupt_store",
+        mnem.FormatVersionError: "corrupt_store",
+        mnem.NoStoreError: "no_store",
+        mnem.StoreIoError: "store_io",
+        mnem.MnemError: "store_io",
+    }
+    for engine_class, code in expected.items():
+        error = translate(engine_class("boom"))
+        assert error.code == code
+        assert code in ERROR_CODES
+        assert isinstance(error.__cause__, engine_class)
+        assert str(error).startswith(f"[{code}]")
+
+
+def test_a_missing_store_is_no_store_when_creating_is_not_allowed(tmp_path: Path) -> None:
+    client = attach(tmp_path / "absent", create=False)
+    with pytest.raises(NoStoreError) as caught, client.session():
+        pass
+    assert caught.value.code == "no_store"
+    assert "create=True" in str(caught.value)
+    assert not (tmp_path / "absent").exists()
+    client.close()
+
+
+def test_a_garbled_database_is_corrupt_store_and_is_left_as_it_was(tmp_path: Path) -> None:
+    write_foreign(tmp_path, {"a": 1})
+    garble(tmp_path)
+    before = (tmp_path / ".mnem" / "store.redb").read_bytes()
+    client = attach(tmp_path)
+    with pytest.raises(CorruptStoreError) as caught, client.session():
+        pass
+    assert caught.value.code == "corrupt_store"
+    assert isinstance(caught.value.__cause__, mnem.StoreIoError)
+    assert (tmp_path / ".mnem" / "store.redb").read_bytes() == before
+    client.close()
+
+
+def test_a_truncated_database_is_corrupt_store_not_a_crash(tmp_path: Path) -> None:
+    write_foreign(tmp_path, {"a": 1})
+    database = tmp_path / ".mnem" / "store.redb"
+    os.truncate(database, database.stat().st_size // 2)
+    client = attach(tmp_path)
+    with pytest.raises(CorruptStoreError), client.session():
+        pass
+    client.close()
+
+
+def test_a_store_missing_its_head_file_is_corrupt_store(tmp_path: Path) -> None:
+    write_foreign(tmp_path, {"a": 1})
+    (tmp_path / ".mnem" / "HEAD").unlink()
+    client = attach(tmp_path)
+    with pytest.raises(CorruptStoreError, match="HEAD"), client.session():
+        pass
+    client.close()
+
+
+def test_an_unknown_commit_is_invalid_ref(tmp_path: Path) -> None:
+    client = attach(tmp_path)
+    with pytest.raises(InvalidRefError) as caught, client.session() as lease:
+        lease.state_at("0" * 64)
+    assert caught.value.code == "invalid_ref"
+    client.close()
+
+
+def test_a_store_path_that_is_a_file_is_store_io(tmp_path: Path) -> None:
+    target = tmp_path / "a-file"
+    target.write_text("not a store")
+    client = attach(target)
+    with pytest.raises(StoreIoError) as caught, client.session():
+        pass
+    assert caught.value.code == "store_io"
+    client.close()
+
+
+def test_a_store_locked_by_another_process_is_busy_after_the_bounded_wait(tmp_path: Path) -> None:
+    write_foreign(tmp_path, {"a": 1})
+    client = attach(tmp_path, policy=HandlePolicy(busy_timeout=0.3))
+    with lock_held_elsewhere(tmp_path), pytest.raises(BusyError) as caught, client.session():
+        pass
+    assert caught.value.code == "busy"
+    with client.session() as lease:
+        assert lease.head_commit() is not None
+    client.close()
+
+
+def test_staging_left_by_another_tool_is_a_conflict_for_a_write(tmp_path: Path) -> None:
+    stage_foreign(tmp_path, "cli-note", "half done")
+    client = attach(tmp_path)
+    with pytest.raises(ConflictError) as caught, client.session() as lease:
+        write_commit(lease, lambda s: s.add("x:0000000001", "v"), message="m", author="t")
+    assert caught.value.code == "conflict"
+    assert "cli-note" in str(caught.value)
+    client.close()
+
+
+def test_use_after_close_is_a_taxonomy_error_not_attribute_error(tmp_path: Path) -> None:
+    client = attach(tmp_path)
+    client.close()
+    client.close()
+    with pytest.raises(ClosedError) as caught, client.session():
+        pass
+    assert isinstance(caught.value, StoreError)
+    assert caught.value.code == "no_store"

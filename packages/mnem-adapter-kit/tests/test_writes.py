@@ -1,0 +1,103 @@
+"""One write call is one commit, and a write that fails leaves nothing staged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mnem_adapter_kit import InvalidRefError, Stager, StoreError, attach, write_commit
+from mnem_adapter_kit.testing.stores import (
+    commit_count,
+    committed_ids,
+    stage_foreign,
+    staging,
+    write_foreign,
+)
+
+
+def test_a_write_with_several_nodes_is_exactly_one_commit(tmp_path: Path) -> None:
+    client = attach(tmp_path)
+
+    def stage(stager: Stager) -> None:
+        for i in range(1, 4):
+            stager.add(f"s:{i:010d}", i)
+
+    with client.session() as lease:
+        written = write_commit(lease, stage, message="three", author="kit")
+    client.close()
+    assert written is not None
+    assert commit_count(tmp_path) == 1
+    assert committed_ids(tmp_path) == {"s:0000000001", "s:0000000002", "s:0000000003"}
+
+
+def test_a_write_that_stages_nothing_makes_no_commit(tmp_path: Path) -> None:
+    client = attach(tmp_path)
+    with client.session() as lease:
+        assert write_commit(lease, lambda s: None, message="nothing", author="kit") is None
+    client.close()
+    assert commit_count(tmp_path) == 0
+
+
+def test_an_engine_failure_after_staging_leaves_nothing_staged(tmp_path: Path) -> None:
+    write_foreign(tmp_path, {"keep": "me"})
+    client = attach(tmp_path)
+
+    def stage(stager: Stager) -> None:
+        stager.add("s:0000000001", "new")
+        stager.remove("keep")
+        stager.remove("not-in-memory")  # the engine refuses this one
+
+    with pytest.raises(InvalidRefError), client.session() as lease:
+        write_commit(lease, stage, message="fails", author="kit")
+    client.close()
+    assert staging(tmp_path) == ([], [])
+    assert committed_ids(tmp_path) == {"keep"}
+    assert commit_count(tmp_path) == 1
+
+
+def test_an_exception_in_the_callers_staging_code_leaves_nothing_staged(tmp_path: Path) -> None:
+    client = attach(tmp_path)
+
+    def stage(stager: Stager) -> None:
+        stager.add("s:0000000001", "new")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), client.session() as lease:
+        write_commit(lease, stage, message="interrupted", author="kit")
+    with client.session() as lease:
+        assert lease.staged() == []
+        assert lease.working_node("s:0000000001") is None
+    client.close()
+
+
+def test_a_detached_head_is_refused_before_anything_is_staged(tmp_path: Path) -> None:
+    first = write_foreign(tmp_path, {"a": 1})
+    write_foreign(tmp_path, {"b": 2})
+    client = attach(tmp_path)
+    with client.session() as lease:
+        lease.checkout(first)
+    with pytest.raises(InvalidRefError, match="detached"), client.session() as lease:
+        write_commit(lease, lambda s: s.add("s:0000000001", 1), message="m", author="kit")
+    client.close()
+    assert staging(tmp_path) == ([], [])
+
+
+def test_staging_abandoned_by_a_killed_adapter_write_is_cleared_not_committed(
+    tmp_path: Path,
+) -> None:
+    stage_foreign(tmp_path, "lost:0000000001", "never committed")
+    client = attach(tmp_path)
+    with client.session() as lease:
+        write_commit(lease, lambda s: s.add("s:0000000001", "next"), message="m", author="kit")
+    client.close()
+    assert committed_ids(tmp_path) == {"s:0000000001"}
+    assert staging(tmp_path) == ([], [])
+
+
+def test_store_errors_raised_inside_a_session_keep_their_code(tmp_path: Path) -> None:
+    client = attach(tmp_path)
+    with pytest.raises(StoreError) as caught, client.session() as lease:
+        lease.blame("nothing-here")
+    assert caught.value.code == "invalid_ref"
+    client.close()
