@@ -1,0 +1,102 @@
+"""Each contract test can fail: broken adapters fail exactly the tests guarding what they break."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnem_adapter_kit.testing.contract import standard_tests
+
+BROKEN = {
+    "ReferenceList": set(),
+    "SharesIdsAcrossScopes": {
+        "test_adversarial_scopes_never_read_or_clear_each_other",
+        "test_two_objects_on_one_path_in_one_process_work_together",
+    },
+    "ResetsTheCounterOnClear": {"test_ids_are_never_reused_after_a_clear"},
+    "CommitsEachItemOfABatch": {"test_a_batch_is_exactly_one_commit"},
+    "ReadsForeignNodes": {
+        "test_foreign_nodes_are_never_returned_or_cleared",
+        "test_adversarial_scopes_never_read_or_clear_each_other",
+        "test_two_objects_on_one_path_in_one_process_work_together",
+    },
+    "StagesBeforeValidating": {
+        "test_bad_input_is_refused_before_the_store_is_touched",
+        "test_a_write_refused_by_the_store_leaves_nothing_staged",
+    },
+}
+
+CONTRACT_FILE = """
+import reference_adapter as ra
+from mnem_adapter_kit.testing.contract import AdapterContract
+
+class Harness(ra.ReferenceHarness):
+    adapter_class = ra.{variant}
+
+class TestContract(AdapterContract):
+    harness = Harness()
+"""
+
+
+@pytest.fixture(autouse=True)
+def _quiet_ini(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+
+
+def failed_tests(pytester: pytest.Pytester, variant: str, *args: str) -> set[str]:
+    pytester.makepyfile(test_contract=CONTRACT_FILE.format(variant=variant))
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-q", *args)
+    return {
+        line.split("::")[-1].split(" ")[0] for line in result.outlines if line.startswith("FAILED")
+    }
+
+
+@pytest.mark.parametrize("variant", sorted(BROKEN))
+def test_the_contract_fails_exactly_where_an_adapter_is_broken(
+    pytester: pytest.Pytester, variant: str
+) -> None:
+    assert failed_tests(pytester, variant, "-rf") == BROKEN[variant]
+
+
+def test_leaking_raw_engine_errors_fails_the_taxonomy_tests(pytester: pytest.Pytester) -> None:
+    failed = failed_tests(pytester, "LeaksEngineErrors", "-rf", "-k", "garbled or busy or missing")
+    assert {
+        "test_a_garbled_store_is_corrupt_store",
+        "test_a_store_locked_by_another_process_is_busy",
+    } <= failed
+
+
+def test_overriding_a_standard_test_without_a_reason_fails_the_guard(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_contract="""
+import reference_adapter as ra
+from mnem_adapter_kit.testing.contract import AdapterContract, not_applicable
+
+class TestContract(AdapterContract):
+    harness = ra.ReferenceHarness()
+
+    def test_one_write_call_is_exactly_one_commit(self):
+        pass
+
+    @not_applicable("this adapter has no clear")
+    def test_clearing_nothing_makes_no_commit(self, store):
+        raise AssertionError("never runs")
+"""
+    )
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "-rfs", "-k", "overridden or clearing_nothing"
+    )
+    result.assert_outcomes(failed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        ["*overridden without @not_applicable*", "*not applicable: this adapter has no clear*"]
+    )
+
+
+def test_every_standard_test_is_known_to_the_self_test() -> None:
+    guarded = set().union(*BROKEN.values()) | {
+        "test_a_garbled_store_is_corrupt_store",
+        "test_a_store_locked_by_another_process_is_busy",
+        "test_no_standard_test_is_silently_overridden",
+    }
+    assert guarded <= set(standard_tests())
