@@ -1,0 +1,108 @@
+"""Check a release tag against the package it names, and say what to build.
+
+Usage: ``check_release_tag.py TAG [--dist DIR]``  (run from the workspace root)
+
+TAG is ``<package>-vX.Y.Z`` (``mnem-autogen-v0.1.0``). It must name a workspace member whose
+``[project].version`` is exactly X.Y.Z, whose ``__version__`` (if the package sets one) agrees,
+and whose CHANGELOG.md has a dated ``## X.Y.Z`` entry (not "unreleased"). With ``--dist``, the
+directory must hold that package's wheel and sdist of that version and nothing else.
+
+Prints ``package=``, ``version=``, ``import=`` and ``smoke=`` lines for ``$GITHUB_OUTPUT``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the release job runs 3.11
+    import tomli as tomllib
+
+TAG = re.compile(r"^(?P<package>[a-z][a-z0-9-]*?)-v(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?)$")
+DUNDER_VERSION = re.compile(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
+
+
+def members() -> dict[str, Path]:
+    with open("pyproject.toml", "rb") as file:
+        root: dict[str, Any] = tomllib.load(file)
+    found = {}
+    for pattern in root["tool"]["uv"]["workspace"]["members"]:
+        for directory in Path().glob(pattern):
+            with open(directory / "pyproject.toml", "rb") as file:
+                found[tomllib.load(file)["project"]["name"]] = directory
+    return found
+
+
+def problems_with(package: str, version: str, directory: Path, dist: Path | None) -> list[str]:
+    problems = []
+    with open(directory / "pyproject.toml", "rb") as file:
+        declared = tomllib.load(file)["project"]["version"]
+    if declared != version:
+        problems.append(f"{directory}/pyproject.toml says version {declared}, the tag {version}")
+
+    module = package.replace("-", "_")
+    init = directory / "src" / module / "__init__.py"
+    match = DUNDER_VERSION.search(init.read_text(encoding="utf-8")) if init.exists() else None
+    if match and match.group(1) != version:
+        problems.append(f"{init} says __version__ = {match.group(1)!r}, the tag {version}")
+
+    changelog = directory / "CHANGELOG.md"
+    if not changelog.exists():
+        problems.append(f"{changelog} is missing")
+    else:
+        heading = re.search(
+            rf"^## {re.escape(version)}\b(.*)$", changelog.read_text(encoding="utf-8"), re.M
+        )
+        if heading is None:
+            problems.append(f"{changelog} has no '## {version}' entry")
+        elif "unreleased" in heading.group(1).lower():
+            problems.append(f"{changelog}: '## {version}' is still marked unreleased")
+
+    if dist is not None:
+        stem = f"{module}-{version}"
+        artifacts = sorted(p.name for p in dist.iterdir() if p.suffix in (".whl", ".gz"))
+        wheels = [a for a in artifacts if a.startswith(f"{stem}-") and a.endswith(".whl")]
+        expected = {f"{stem}.tar.gz", *wheels}
+        if len(wheels) != 1 or f"{stem}.tar.gz" not in artifacts:
+            problems.append(f"{dist} should hold one wheel and the sdist of {stem}: {artifacts}")
+        elif set(artifacts) != expected:
+            problems.append(f"{dist} holds other artifacts: {sorted(set(artifacts) - expected)}")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tag")
+    parser.add_argument("--dist", type=Path, help="the directory the release build wrote")
+    args = parser.parse_args()
+
+    match = TAG.match(args.tag)
+    if match is None:
+        print(f"error: tag {args.tag!r} is not <package>-vX.Y.Z", file=sys.stderr)
+        return 1
+    package, version = match["package"], match["version"]
+    known = members()
+    if package not in known:
+        print(f"error: {package!r} is not a workspace package: {sorted(known)}", file=sys.stderr)
+        return 1
+    problems = problems_with(package, version, known[package], args.dist)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+
+    smoke = Path("scripts/smoke") / f"{package.removeprefix('mnem-').replace('-', '_')}_smoke.py"
+    print(f"package={package}")
+    print(f"version={version}")
+    print(f"import={package.replace('-', '_')}")
+    print(f"smoke={smoke if smoke.exists() else ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
