@@ -1,0 +1,81 @@
+"""The MCP server: one store, its tools and resources, coded errors."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from . import __version__
+from .errors import Failure, failure_of
+from .memory import MemoryService, StoreSettings
+from .resources import add_resources
+from .tools import HARNESS_TOOLS, build_tools
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+A persistent, versioned memory. Every change is a commit: nothing you store is ever
+lost, and you can ask why a memory holds its value (`why`), since when something
+has been true (`when_did`), what changed (`whats_new`, `history`) and what memory
+looked like before (`recall_at`).
+
+Give each memory a stable id of your own ('user/name', 'project.deadline') and
+store any JSON value. Use `remember` for new facts, `revise` when a belief changes,
+`forget` when it no longer holds. Other agents may share this memory: `whats_new`
+with the `head` you saw last shows what they changed."""
+
+
+class MnemServer(MCPServer[dict[str, Any]]):
+    """An ``MCPServer`` whose failed tool calls carry a taxonomy code.
+
+    Argument validation, store errors, refused input, unknown tools and defects
+    all come back as ``is_error`` results with ``{"error": {"code", "message"}}``
+    as their JSON text and in ``_meta`` (see :mod:`mnem_mcp.errors`).
+    """
+
+    def __init__(self, service: MemoryService, *, harness: bool) -> None:
+        super().__init__(
+            "mnem-mcp",
+            title="Mnemosyne memory",
+            instructions=INSTRUCTIONS,
+            version=__version__,
+            tools=build_tools(service, harness=harness),
+            log_level="WARNING",
+        )
+        self.service = service
+        self.harness = harness
+        add_resources(self, service)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        context: Context[dict[str, Any], Any] | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            return (await self._failure(name, exc)).tool_result()
+
+    async def _failure(self, name: str, exc: ToolError) -> Failure:
+        cause = exc.__cause__
+        if isinstance(cause, ValidationError) and isinstance(exc, UnexpectedToolError):
+            cause = None
+        failure = None if cause is None else failure_of(cause)
+        if failure is not None:
+            return failure
+        if cause is None and name not in {tool.name for tool in await self.list_tools()}:
+            hint = " (start the server with --tools all)" if name in HARNESS_TOOLS else ""
+            return Failure.of("unknown_tool", f"there is no tool {name!r}{hint}")
+        logger.error("tool %r failed unexpectedly", name, exc_info=cause or exc)
+        return Failure.of("internal", f"the tool {name!r} failed unexpectedly; see the server log")
+
+
+def build_server(settings: StoreSettings, *, harness: bool = False) -> MnemServer:
+    """A server on the store ``settings`` names; ``harness`` lists branch/switch/merge too."""
+    return MnemServer(MemoryService(settings), harness=harness)

@@ -1,0 +1,316 @@
+"""The tools a model calls, each with a description it can act on and a typed schema.
+
+Memory tools are always listed; the harness tools (``branch``, ``switch``,
+``merge``) move HEAD for every agent sharing the store, so they are listed only
+when the server runs with ``--tools all``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp_types import ToolAnnotations
+from pydantic import Field, JsonValue
+
+from .memory import Condition, MemoryService
+from .models import (
+    BranchState,
+    CommitRef,
+    EventTime,
+    History,
+    Limit,
+    Memory,
+    Merged,
+    NewNode,
+    NodeId,
+    ProvenanceArg,
+    Resolution,
+    WhatsNew,
+    WhenDid,
+    Why,
+    Written,
+)
+
+HARNESS_TOOLS = ("branch", "switch", "merge")
+
+Content = Annotated[
+    JsonValue,
+    Field(description="What to remember: any JSON value (text, number, object, list, ...)."),
+]
+Message = Annotated[
+    str | None,
+    Field(description="A short note on why you are making this change, kept in the history."),
+]
+Prefix = Annotated[str | None, Field(description="Only nodes whose id starts with this.")]
+After = Annotated[
+    str | None, Field(description="Only nodes whose id sorts after this (for paging).")
+]
+PageLimit = Annotated[Limit, Field(description="At most this many nodes (1-1000).")]
+
+_REMEMBER = """Remember something: store `content` under `node_id` as one new commit.
+
+Use it for facts, preferences, decisions and observations you will need later, in
+this conversation or another one. If `node_id` already holds something, it is
+replaced and the old value stays in the history (see `why`, `history`). Returns
+the commit and whether the node was added or modified."""
+
+_REVISE = """Change a belief: replace what `node_id` holds with `content`, as one new commit.
+
+Use it when you learn that something you remembered is wrong or out of date. The
+previous value is not lost: `history` and `why` show what you believed before,
+when, and why it changed. Say in `message` why you are revising. (Same effect as
+`remember`; calling it `revise` keeps the intent clear in the history.)"""
+
+_REMEMBER_MANY = """Remember several nodes at once, as one commit.
+
+All are written or none is: if any node is refused (a bad id or content the store
+cannot keep exactly), nothing is written. Use it for facts that belong together."""
+
+_FORGET = """Forget `node_id`: remove it from memory, as one new commit.
+
+The node disappears from `recall`, but nothing is destroyed: `recall_at` an earlier
+commit still shows it, and `history` shows when it was forgotten."""
+
+_RECALL = """Read memory as it is now.
+
+With `node_id`: that one node (an empty `nodes` list if there is none). Without it:
+every node in the store in id order, at most `limit`, optionally only ids starting
+with `prefix`; if `truncated`, call again with `after` set to `next_after`. The
+store may also hold other agents' and adapters' memories; they are shown too."""
+
+_RECALL_AT = """Read memory as it was at an earlier commit (or on another branch).
+
+Same as `recall`, but for the state recorded at `at`: a commit id from `history`,
+`why` or a write's result, a unique prefix of one, or a branch name."""
+
+_HISTORY = """List commits, newest first: who changed memory, when, why and which nodes.
+
+With `node_id`: only the commits that changed that node, so you can see every
+value it has had (read one with `recall_at`)."""
+
+_WHY = """Explain why a node holds what it holds: the commit that set its current value.
+
+Returns the node as that commit wrote it with its provenance (who or what it came
+from), the commit's message, author and time. With `at`, explains the value it had
+at that commit instead."""
+
+_WHEN_DID = """Find since when something has been true of a node, on this branch.
+
+`condition` is one of:
+- "equals": the node holds exactly `value` (null looks for a node holding null);
+- "present": the node exists;
+- "absent": the node does not exist (e.g. to find when it was forgotten).
+Returns the commit that made the condition true and it has held ever since; if it
+held, stopped and held again, the latest such commit. `holds_now` is false (and
+`commit` null) if the condition is not true now."""
+
+_WHATS_NEW = """See what changed in memory: every node added, modified or removed, with its
+value before and after.
+
+Without `since`: what the latest commit changed. With `since` (a commit id you saw
+earlier, e.g. `head` from a previous call): everything changed since then, by you
+or by other agents sharing this memory. Keep the returned `head` for next time."""
+
+_BRANCH = """Create a branch named `name` at `start` (default: the current commit).
+
+Does not switch to it; call `switch` for that. A branch lets you try out changes to
+memory and `merge` them back, or drop them by switching away."""
+
+_SWITCH = """Switch to branch `name`: later reads and writes use that branch.
+
+This affects every agent using this memory store. Only branch names are accepted;
+to look at an old commit without switching use `recall_at`."""
+
+_MERGE = """Merge branch (or commit) `source` into the current branch, as one merge commit.
+
+Nodes changed on only one side are taken from that side. A node changed on both
+sides is a conflict: the result lists conflicts and nothing is written. Then call
+again with `resolutions` for each conflicting node ("ours", "theirs", "base",
+"delete", or {"content": ...} to set a value), or with `strategy` "ours"/"theirs"
+for every conflict you do not list."""
+
+
+def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
+    """Every tool of a server on ``service``; the harness tools too if ``harness``."""
+
+    async def remember(
+        node_id: NodeId,
+        content: Content,
+        provenance: ProvenanceArg = None,
+        event_time: EventTime = None,
+        message: Message = None,
+    ) -> Written:
+        node = NewNode(
+            node_id=node_id, content=content, provenance=provenance, event_time=event_time
+        )
+        return await service.remember([node], message, "remember")
+
+    async def revise(
+        node_id: NodeId,
+        content: Content,
+        provenance: ProvenanceArg = None,
+        event_time: EventTime = None,
+        message: Message = None,
+    ) -> Written:
+        node = NewNode(
+            node_id=node_id, content=content, provenance=provenance, event_time=event_time
+        )
+        return await service.remember([node], message, "revise")
+
+    async def remember_many(
+        nodes: Annotated[
+            list[NewNode],
+            Field(min_length=1, max_length=1000, description="The nodes to write (1-1000)."),
+        ],
+        message: Message = None,
+    ) -> Written:
+        return await service.remember(nodes, message, "remember")
+
+    async def forget(node_id: NodeId, message: Message = None) -> Written:
+        return await service.forget(node_id, message)
+
+    async def recall(
+        node_id: Annotated[NodeId | None, Field(description="One node to read.")] = None,
+        prefix: Prefix = None,
+        after: After = None,
+        limit: PageLimit = 100,
+    ) -> Memory:
+        return await service.recall(node_id, prefix=prefix, after=after, limit=limit)
+
+    async def recall_at(
+        at: CommitRef,
+        node_id: Annotated[NodeId | None, Field(description="One node to read.")] = None,
+        prefix: Prefix = None,
+        after: After = None,
+        limit: PageLimit = 100,
+    ) -> Memory:
+        return await service.recall(node_id, at=at, prefix=prefix, after=after, limit=limit)
+
+    async def history(
+        node_id: Annotated[
+            NodeId | None, Field(description="Only commits that changed this node.")
+        ] = None,
+        limit: Annotated[Limit, Field(description="At most this many commits (1-1000).")] = 20,
+    ) -> History:
+        return await service.history(node_id, limit)
+
+    async def why(
+        node_id: NodeId,
+        at: Annotated[
+            CommitRef | None, Field(description="Explain the value at this commit instead.")
+        ] = None,
+    ) -> Why:
+        return await service.why(node_id, at)
+
+    async def when_did(
+        node_id: NodeId,
+        condition: Annotated[Condition, Field(description="What must be true of the node.")],
+        value: Annotated[
+            JsonValue,
+            Field(description="With 'equals': the exact value to look for (null for null)."),
+        ] = None,
+    ) -> WhenDid:
+        return await service.when_did(node_id, condition, value)
+
+    async def whats_new(
+        since: Annotated[
+            CommitRef | None,
+            Field(description="A commit seen earlier; default: the latest commit."),
+        ] = None,
+    ) -> WhatsNew:
+        return await service.whats_new(since)
+
+    async def branch(
+        name: Annotated[str, Field(min_length=1, description="The new branch's name.")],
+        start: Annotated[
+            CommitRef | None, Field(description="Where it starts; default the current commit.")
+        ] = None,
+    ) -> BranchState:
+        return await service.branch(name, start)
+
+    async def switch(
+        name: Annotated[str, Field(min_length=1, description="An existing branch's name.")],
+    ) -> BranchState:
+        return await service.switch(name)
+
+    async def merge(
+        source: Annotated[CommitRef, Field(description="The branch (or commit) to merge in.")],
+        strategy: Annotated[
+            Literal["ours", "theirs"] | None,
+            Field(description="How to resolve every conflict not in `resolutions`."),
+        ] = None,
+        resolutions: Annotated[
+            dict[str, Resolution] | None,
+            Field(description="Per conflicting node id: how to resolve it."),
+        ] = None,
+        message: Message = None,
+    ) -> Merged:
+        return await service.merge(
+            source, strategy=strategy, resolutions=resolutions or {}, message=message
+        )
+
+    reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    removes = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+    tools = [
+        _tool(remember, "Remember", _REMEMBER, writes, verbatim={"content"}),
+        _tool(revise, "Revise a belief", _REVISE, writes, verbatim={"content"}),
+        _tool(remember_many, "Remember several", _REMEMBER_MANY, writes),
+        _tool(forget, "Forget", _FORGET, removes),
+        _tool(recall, "Recall", _RECALL, reads),
+        _tool(recall_at, "Recall as of a commit", _RECALL_AT, reads),
+        _tool(history, "History", _HISTORY, reads),
+        _tool(why, "Why", _WHY, reads),
+        _tool(when_did, "When did", _WHEN_DID, reads, verbatim={"value"}),
+        _tool(whats_new, "What's new", _WHATS_NEW, reads),
+    ]
+    if harness:
+        tools += [
+            _tool(branch, "Create a branch", _BRANCH, writes),
+            _tool(switch, "Switch branch", _SWITCH, writes),
+            _tool(merge, "Merge a branch", _MERGE, writes),
+        ]
+    return tools
+
+
+class _VerbatimArguments(FuncMetadata):
+    """Argument handling that takes the named JSON-value arguments as sent.
+
+    The SDK parses a string argument that looks like a JSON array or object into
+    one (a workaround for clients that send structured arguments as text). For
+    an argument that may be any JSON value that changes what the model asked to
+    store: the text '[1, 2]' would be kept as a list.
+    """
+
+    verbatim: frozenset[str] = frozenset()
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        parsed = super().pre_parse_json(data)
+        return {key: data[key] if key in self.verbatim else value for key, value in parsed.items()}
+
+
+def _tool(
+    fn: Any,
+    title: str,
+    description: str,
+    annotations: ToolAnnotations,
+    *,
+    verbatim: set[str] | None = None,
+) -> Tool:
+    tool = Tool.from_function(fn, title=title, description=description, annotations=annotations)
+    if verbatim:
+        meta = tool.fn_metadata
+        tool = tool.model_copy(
+            update={
+                "fn_metadata": _VerbatimArguments(
+                    arg_model=meta.arg_model,
+                    output_schema=meta.output_schema,
+                    output_model=meta.output_model,
+                    wrap_output=meta.wrap_output,
+                    verbatim=frozenset(verbatim),
+                )
+            }
+        )
+    return tool
