@@ -1,0 +1,137 @@
+"""LangGraph item values as node content, and back, exactly.
+
+A node of ours holds::
+
+    {"format": "mnem-langgraph/1", "value": "<JSON text>", "created_at": ms, "updated_at": ms}
+
+The value is kept as JSON text because the engine re-encodes structured content
+(sorted keys, big integers and some floats changed); text comes back byte for
+byte. The reserved ``_meta`` key of a caller's value is not stored: its
+provenance fields become the node's :class:`mnem.Provenance`. Both timestamps
+are written with the item, so reading never invents them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, TypeGuard
+
+import mnem
+from langgraph.store.base import Item, SearchItem
+
+from mnem_adapter_kit import InvalidInputError, from_json_text, to_json_text
+from mnem_adapter_kit.payloads import check_text
+
+from .namespaces import Namespace
+
+FORMAT = "mnem-langgraph/1"
+META_KEY = "_meta"
+PROVENANCE_FIELDS = ("agent_step", "observation", "tool_call", "source", "note")
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def from_ms(ms: int) -> datetime:
+    """A timezone-aware UTC datetime from engine milliseconds, without float rounding."""
+    return _EPOCH + timedelta(milliseconds=ms)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A caller's value ready to stage: its JSON text and the provenance lifted from it."""
+
+    text: str
+    provenance: mnem.Provenance
+
+
+def prepare(value: object, where: str) -> Prepared:
+    """Split ``_meta`` off ``value`` and encode the rest; :class:`InvalidInputError` if unstorable."""
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"{where} must be a mapping, not {type(value).__name__}")
+    body = dict(value)
+    meta = body.pop(META_KEY, None)
+    return Prepared(to_json_text(body, where), _provenance(meta, f"{where}[{META_KEY!r}]"))
+
+
+def _provenance(meta: object, where: str) -> mnem.Provenance:
+    if meta is None:
+        return mnem.Provenance()
+    if not isinstance(meta, Mapping):
+        raise InvalidInputError(f"{where} must be a mapping of provenance fields or None")
+    unknown = [name for name in meta if name not in PROVENANCE_FIELDS]
+    if unknown:
+        raise InvalidInputError(
+            f"{where} has unknown field(s) {unknown!r}; provenance fields are "
+            + ", ".join(PROVENANCE_FIELDS)
+        )
+    fields: dict[str, str | None] = {}
+    for name, text in meta.items():
+        fields[name] = None if text is None else check_text(text, f"{where}[{name!r}]")
+    return mnem.Provenance(**fields)
+
+
+def content(prepared: Prepared, created_ms: int, updated_ms: int) -> dict[str, Any]:
+    """The node content that stores ``prepared`` with its two timestamps."""
+    return {
+        "format": FORMAT,
+        "value": prepared.text,
+        "created_at": created_ms,
+        "updated_at": updated_ms,
+    }
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One item as committed: decoded once, copied out on every read."""
+
+    namespace: Namespace
+    key: str
+    value: dict[str, Any]
+    text: str
+    created_ms: int
+    updated_ms: int
+
+    def item(self) -> Item:
+        """A fresh ``Item``; the caller may mutate its value without touching ours."""
+        return Item(
+            value=from_json_text(self.text),
+            key=self.key,
+            namespace=self.namespace,
+            created_at=from_ms(self.created_ms),
+            updated_at=from_ms(self.updated_ms),
+        )
+
+    def search_item(self) -> SearchItem:
+        """A fresh ``SearchItem`` (no score: search is a filter, not a ranking)."""
+        return SearchItem(
+            namespace=self.namespace,
+            key=self.key,
+            value=from_json_text(self.text),
+            created_at=from_ms(self.created_ms),
+            updated_at=from_ms(self.updated_ms),
+        )
+
+
+def decode(namespace: Namespace, key: str, stored: object) -> Stored | None:
+    """The item a node of ours holds, or ``None`` if its content is not in our format."""
+    if not isinstance(stored, dict) or stored.get("format") != FORMAT:
+        return None
+    text = stored.get("value")
+    created = stored.get("created_at")
+    updated = stored.get("updated_at")
+    if not (isinstance(text, str) and _is_ms(created) and _is_ms(updated)):
+        return None
+    try:
+        value = from_json_text(text)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    return Stored(namespace, key, value, text, created, updated)
+
+
+def _is_ms(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,74 @@
+"""Reads come from the mirror while HEAD stands still, and each node is decoded once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnem_adapter_kit import Lease
+from mnem_langgraph import MnemosyneStore, view
+
+from .support import open_raw
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Counts of whole-state reads, diffs and item decodes, made through the real code."""
+    counted: Counter[str] = Counter()
+
+    def spy(owner: Any, name: str) -> None:
+        real = getattr(owner, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            counted[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, wrapper)
+
+    spy(Lease, "state_at")
+    spy(Lease, "diff")
+    spy(view, "decode")
+    return counted
+
+
+def test_reads_at_an_unchanged_head_touch_no_state_and_decode_nothing(
+    store: MnemosyneStore, calls: Counter[str]
+) -> None:
+    for i in range(20):
+        store.put(("docs",), f"d{i}", {"i": i})
+    store.search(("docs",))
+    calls.clear()
+    for _ in range(5):
+        store.search(("docs",), filter={"i": {"$gte": 10}})
+        store.get(("docs",), "d3")
+        store.list_namespaces()
+    assert calls == Counter()
+
+
+def test_a_write_decodes_only_the_node_it_changed(
+    store: MnemosyneStore, calls: Counter[str]
+) -> None:
+    for i in range(20):
+        store.put(("docs",), f"d{i}", {"i": i})
+    store.search(())
+    calls.clear()
+    store.put(("docs",), "d7", {"i": 700})
+    assert [i.value for i in store.search(("docs",), filter={"i": 700})] == [{"i": 700}]
+    assert calls == Counter({"decode": 1})
+
+
+def test_a_commit_made_elsewhere_is_read_as_a_diff(store_path: Path, calls: Counter[str]) -> None:
+    with MnemosyneStore(store_path) as store:
+        store.put(("docs",), "a", {"v": 1})
+        store.put(("docs",), "b", {"v": 1})
+        store.search(())
+        raw = open_raw(store_path)
+        raw.add("someone-else", "x")
+        raw.commit("elsewhere", author="other")
+        del raw
+        calls.clear()
+        assert len(store.search(())) == 2
+    assert calls == Counter({"diff": 1})
