@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,6 +96,28 @@ def test_staging_abandoned_by_a_killed_adapter_write_is_cleared_not_committed(
     client.close()
     assert committed_ids(tmp_path) == {"s:0000000001"}
     assert staging(tmp_path) == ([], [])
+
+
+def test_any_id_staged_by_an_adapter_write_killed_mid_way_is_cleared(tmp_path: Path) -> None:
+    killed_mid_write = (
+        "import os, signal, sys\n"
+        "from mnem_adapter_kit import attach, write_commit\n"
+        "def stage(stager):\n"
+        "    stager.add('raw note id', 'half written')\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "with attach(sys.argv[1]).session() as lease:\n"
+        "    write_commit(lease, stage, message='m', author='kit')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", killed_mid_write, str(tmp_path)], check=False)
+    assert run.returncode == -signal.SIGKILL
+    assert staging(tmp_path) == (["raw note id"], [])
+    client = attach(tmp_path)
+    with client.session() as lease:
+        write_commit(lease, lambda s: s.add("next", 1), message="m", author="kit")
+    client.close()
+    assert committed_ids(tmp_path) == {"next"}
+    assert staging(tmp_path) == ([], [])
+    assert not (tmp_path / ".mnem" / "adapter-write.pending").exists()
 
 
 def test_store_errors_raised_inside_a_session_keep_their_code(tmp_path: Path) -> None:

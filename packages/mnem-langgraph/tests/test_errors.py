@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.store import base
 from langgraph.store.base import (
     GetOp,
     InvalidNamespaceError,
@@ -17,7 +16,6 @@ from langgraph.store.base import (
 )
 
 from mnem_langgraph import ClosedError, InvalidInputError, MnemosyneStore, NoStoreError
-from mnem_langgraph.namespaces import check_labels
 
 from .support import commits
 
@@ -64,34 +62,6 @@ def test_invalid_namespaces_are_refused_even_in_ops_passed_straight_to_batch(
     with pytest.raises(InvalidNamespaceError):
         store.batch([PutOp(("fine",), "k", {"v": 1}), op])
     assert commits(store_path) == []
-
-
-@pytest.mark.parametrize(
-    "op",
-    [
-        GetOp(("ok", "fine"), "k"),
-        GetOp(("",), "k"),
-        GetOp((1,), "k"),  # type: ignore[arg-type]
-        PutOp(("a.b",), "k", None),
-        PutOp(("*", "_x", "a:b"), "k", {"v": 1}),
-        SearchOp(()),
-        SearchOp(("a\x00",)),
-        ListNamespacesOp(()),
-        ListNamespacesOp((MatchCondition("suffix", ("*", "x.y")),)),
-    ],
-)
-def test_the_label_rules_for_older_langgraph_agree_with_langgraphs_own(op: Any) -> None:
-    if not hasattr(base, "validate_op_namespace"):
-        pytest.skip("this langgraph-checkpoint has no validate_op_namespace to compare with")
-
-    def refused(check: Any) -> bool:
-        try:
-            check(op)
-        except InvalidNamespaceError:
-            return True
-        return False
-
-    assert refused(check_labels) == refused(base.validate_op_namespace)
 
 
 def test_deleting_from_namespaces_put_would_refuse_is_a_no_op(

@@ -101,10 +101,17 @@ class Lease:
         node_id: str,
         content: Any,
         *,
+        content_kind: str = "note",
         provenance: mnem.Provenance | None = None,
         event_time: int | None = None,
     ) -> None:
-        self._engine().add(node_id, content, provenance=provenance, event_time=event_time)
+        self._engine().add(
+            node_id,
+            content,
+            content_kind=content_kind,
+            provenance=provenance,
+            event_time=event_time,
+        )
 
     def rm(self, node_id: str) -> None:
         self._engine().rm(node_id)

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from langgraph.store.base import (
-    GetOp,
     InvalidNamespaceError,
     ListNamespacesOp,
     MatchCondition,
     Op,
     PutOp,
-    SearchOp,
+    validate_op_namespace,
 )
 
 from mnem_adapter_kit import InvalidInputError, Scope
@@ -31,32 +30,6 @@ MATCH_TYPES = ("prefix", "suffix")
 Namespace = tuple[str, ...]
 
 
-def check_labels(op: Op) -> None:
-    """LangGraph's label rules (as of langgraph-checkpoint 4.3) for the paths ``op`` names.
-
-    Used where LangGraph itself has no ``validate_op_namespace`` (before 4.3).
-    """
-    if isinstance(op, (GetOp, PutOp)):
-        paths = [op.namespace]
-    elif isinstance(op, SearchOp):
-        paths = [op.namespace_prefix]
-    else:
-        paths = [condition.path for condition in op.match_conditions or ()]
-    for path in paths:
-        for label in path:
-            if not (isinstance(label, str) and _valid_label(label)):
-                raise InvalidNamespaceError(
-                    f"Invalid namespace label {label!r} found in {tuple(path)}. Namespace "
-                    "labels are non-empty strings without periods ('.') or NUL bytes."
-                )
-
-
-try:
-    from langgraph.store.base import validate_op_namespace as _langgraph_check_labels
-except ImportError:  # langgraph-checkpoint before 4.3
-    _langgraph_check_labels = check_labels
-
-
 def check_op(op: Op) -> None:
     """Refuse the namespaces LangGraph's own ``put``/``get``/... methods refuse.
 
@@ -64,7 +37,7 @@ def check_op(op: Op) -> None:
     here: labels by LangGraph's ``validate_op_namespace``, and a put's namespace
     also for being empty or rooted at ``"langgraph"``, as ``BaseStore.put`` does.
     """
-    _langgraph_check_labels(op)
+    validate_op_namespace(op)
     if isinstance(op, PutOp) and op.value is not None:
         if not op.namespace:
             raise InvalidNamespaceError("Namespace cannot be empty.")

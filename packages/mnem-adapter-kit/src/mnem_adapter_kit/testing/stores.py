@@ -37,6 +37,12 @@ def commit_count(path: str | os.PathLike[str]) -> int:
         return len(lease.log())
 
 
+def head_commit(path: str | os.PathLike[str]) -> str | None:
+    """The commit HEAD points at, or ``None`` before the first commit."""
+    with _lease(path) as lease:
+        return lease.head_commit()
+
+
 def commits(path: str | os.PathLike[str]) -> list[mnem.Commit]:
     """The current branch's first-parent chain, newest first."""
     with _lease(path) as lease:
