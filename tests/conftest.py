@@ -1,0 +1,19 @@
+"""Hypothesis profiles for the whole workspace: a quick default and the full CI run.
+
+``HYPOTHESIS_PROFILE=full`` raises the hostile-input suites to at least 10,000 cases.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("default", max_examples=100, deadline=None)
+settings.register_profile(
+    "full",
+    max_examples=10_000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

@@ -1,0 +1,126 @@
+"""Hostile names, contents and metadata either round-trip exactly or are refused with no commit.
+
+The default run tries a few hundred cases per property; ``HYPOTHESIS_PROFILE=full`` (CI) tries
+10,000 each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import tempfile
+from typing import Any
+
+import pytest
+from autogen_core.memory import MemoryContent, MemoryMimeType
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mnem_adapter_kit.testing.stores import head_commit
+from mnem_autogen import InvalidInputError, MnemosyneMemory
+
+hostile_text = st.text(
+    alphabet=st.characters(codec=None) | st.sampled_from(":%@_/\\\x00\n\t\ud800\udfff"),
+    max_size=40,
+)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**100), max_value=2**100)
+    | st.floats()
+    | hostile_text
+)
+json_like = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(hostile_text | st.integers(0, 3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+contents = (
+    hostile_text | st.binary(max_size=64) | st.dictionaries(hostile_text, json_like, max_size=3)
+)
+mime_types = st.sampled_from(list(MemoryMimeType)) | hostile_text
+metadata = st.none() | st.dictionaries(hostile_text | st.integers(0, 2), json_like, max_size=3)
+
+
+def storable(value: Any) -> bool:
+    """Whether JSON text can hold ``value`` exactly (what the adapter promises to keep)."""
+    if isinstance(value, str):
+        return all(not 0xD800 <= ord(c) <= 0xDFFF for c in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if value is None or isinstance(value, (bool, int)):
+        return True
+    if isinstance(value, list):
+        return all(storable(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and storable(k) and storable(v) for k, v in value.items())
+    return False
+
+
+@pytest.fixture(scope="module")
+def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return tmp_path_factory.mktemp("hostile") / "store"
+
+
+@given(content=contents, mime_type=mime_types, meta=metadata)
+def test_hostile_content_round_trips_exactly_or_is_refused_without_a_commit(
+    shared_store: Any, content: Any, mime_type: Any, meta: Any
+) -> None:
+    item = MemoryContent.model_construct(content=content, mime_type=mime_type, metadata=meta)
+
+    async def go() -> None:
+        memory = MnemosyneMemory("hostile", shared_store)
+        before = head_commit(shared_store)
+        expected_ok = (
+            (isinstance(content, bytes) or storable(content))
+            and (not isinstance(mime_type, str) or storable(mime_type))
+            and storable(meta)
+        )
+        try:
+            await memory.add(item)
+        except InvalidInputError:
+            assert not expected_ok
+            assert head_commit(shared_store) == before
+        else:
+            assert expected_ok
+            back = (await memory.query()).results[-1]
+            assert back.content == content
+            assert type(back.content) is type(content)
+            assert back.mime_type == mime_type
+            assert type(back.mime_type) is type(mime_type)
+            assert back.metadata == meta
+            assert repr(back.metadata) == repr(meta)
+            await memory.clear()
+        await memory.close()
+
+    asyncio.run(go())
+
+
+@given(a=hostile_text, b=hostile_text)
+def test_no_name_reads_counts_or_clears_another(a: str, b: str) -> None:
+    with tempfile.TemporaryDirectory() as store:
+        asyncio.run(two_memories_stay_apart(store, a, b))
+
+
+async def two_memories_stay_apart(store: str, a: str, b: str) -> None:
+    try:
+        first, second = MnemosyneMemory(a, store), MnemosyneMemory(b, store)
+    except InvalidInputError:
+        assert not (storable(a) and storable(b))
+        return
+    assert storable(a)
+    assert storable(b)
+    if a == b:
+        return
+    await first.add(MemoryContent(content="of a", mime_type="text/plain"))
+    await second.add(MemoryContent(content="of b", mime_type="text/plain"))
+    assert [c.content for c in (await first.query()).results] == ["of a"]
+    assert [c.content for c in (await second.query()).results] == ["of b"]
+    await first.clear()
+    assert [c.content for c in (await second.query()).results] == ["of b"]
+    await first.close()
+    await second.close()

@@ -1,0 +1,125 @@
+"""Every adapter on one store at once: nobody collides, everyone reads only their own.
+
+AutoGen, LangGraph and MCP write to one store, in one process and from two, and the
+store's log shows each adapter's commits under its own author.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from autogen_core.memory import MemoryContent
+from mcp import Client
+
+from mnem_adapter_kit.testing.stores import commits, committed_ids
+from mnem_autogen import MnemosyneMemory
+from mnem_langgraph import MnemosyneStore
+from mnem_mcp import StoreSettings, build_server
+
+
+def note(text: str) -> MemoryContent:
+    return MemoryContent(content=text, mime_type="text/plain")
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> tuple[bool, dict[str, Any]]:
+    """A tool's outcome: (ok, structured result or the error object)."""
+    result = await client.call_tool(tool, arguments)
+    if result.is_error:
+        return False, json.loads(result.content[0].text)["error"]  # type: ignore[union-attr]
+    return True, result.structured_content or {}
+
+
+async def test_three_adapters_in_one_process_share_a_store_without_colliding(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    memory = MnemosyneMemory("notes", store)
+    graph_store = MnemosyneStore(store)
+    server = build_server(StoreSettings(path=store))
+
+    await memory.add(note("autogen fact"))
+    graph_store.put(("notes",), "0000000001", {"fact": "langgraph fact"})
+    async with Client(server) as client:
+        ok, _ = await call(client, "remember", node_id="notes", content="mcp fact")
+        assert ok
+        ok, error = await call(client, "forget", node_id="notes:0000000001")
+        assert not ok
+        assert error["code"] == "invalid_input"
+        ok, everything = await call(client, "recall")
+        assert ok
+    await memory.add(note("second autogen fact"))
+
+    assert [c.content for c in (await memory.query()).results] == [
+        "autogen fact",
+        "second autogen fact",
+    ]
+    assert [item.value for item in graph_store.search(())] == [{"fact": "langgraph fact"}]
+    assert [item.namespace for item in graph_store.search(())] == [("notes",)]
+    assert {n["node_id"] for n in everything["nodes"]} == {
+        "notes:0000000001",
+        "@langgraph:notes:0000000001",
+        "notes",
+    }
+
+    await memory.clear()
+    assert [item.value for item in graph_store.search(())] == [{"fact": "langgraph fact"}]
+    assert "notes" in committed_ids(store)
+
+    log = commits(store)
+    assert [(c.author, c.message.split(" ")[0]) for c in reversed(log)] == [
+        ("mnem-autogen", "add"),
+        ("mnem-langgraph", "put"),
+        ("mnem-mcp", "remember"),
+        ("mnem-autogen", "add"),
+        ("mnem-autogen", "clear"),
+    ]
+    await memory.close()
+    graph_store.close()
+    server.service.close()
+
+
+LANGGRAPH_WRITER = textwrap.dedent(
+    """
+    import sys
+    from mnem_langgraph import MnemosyneStore
+
+    store = MnemosyneStore(sys.argv[1])
+    for i in range(int(sys.argv[2])):
+        store.put(("notes",), f"k{i}", {"i": i})
+    store.close()
+    """
+)
+
+
+async def test_two_processes_writing_through_different_adapters_lose_nothing(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    writes = 60
+    other = subprocess.Popen(
+        [sys.executable, "-c", LANGGRAPH_WRITER, str(store), str(writes)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    memory = MnemosyneMemory("notes", store)
+    for i in range(writes):
+        await memory.add(note(f"autogen {i}"))
+    _, err = other.communicate(timeout=300)
+    assert other.returncode == 0, err[-2000:]
+
+    assert [c.content for c in (await memory.query()).results] == [
+        f"autogen {i}" for i in range(writes)
+    ]
+    graph_store = MnemosyneStore(store)
+    found = graph_store.search(("notes",), limit=1000)
+    assert sorted(item.value["i"] for item in found) == list(range(writes))
+    authors = [c.author for c in commits(store)]
+    assert authors.count("mnem-autogen") == writes
+    assert authors.count("mnem-langgraph") == writes
+    await memory.close()
+    graph_store.close()
