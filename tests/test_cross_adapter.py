@@ -101,7 +101,7 @@ async def test_two_processes_writing_through_different_adapters_lose_nothing(
 ) -> None:
     store = tmp_path / "store"
     writes = 60
-    other = subprocess.Popen(
+    other = subprocess.Popen(  # noqa: ASYNC220 - must run while this coroutine adds
         [sys.executable, "-c", LANGGRAPH_WRITER, str(store), str(writes)],
         stderr=subprocess.PIPE,
         text=True,
