@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from .errors import InvalidInputError
 from .payloads import check_text
@@ -69,7 +70,7 @@ class Scope:
         """A scope from its parts."""
         return cls(tuple(parts), family)
 
-    @property
+    @cached_property
     def prefix(self) -> str:
         """The id prefix every node of this scope starts with."""
         lead = [FAMILY_MARKER + self.family] if self.family else []
@@ -85,7 +86,7 @@ class Scope:
             raise ValueError(f"reserved keys start with {RESERVED_PREFIX!r} and hold no separator")
         return self.prefix + key
 
-    @property
+    @cached_property
     def sequence_id(self) -> str:
         """The node id of this scope's sequence high-water mark."""
         return self.reserved_id(SEQUENCE_KEY)

@@ -65,6 +65,15 @@ def is_item(content: object) -> bool:
     return isinstance(content, dict) and content.get("format") == FORMAT
 
 
+def fresh(item: MemoryContent) -> MemoryContent:
+    """A copy of a decoded item that shares nothing mutable with it."""
+    if isinstance(item.content, (str, bytes)) and item.metadata is None:
+        return MemoryContent.model_construct(
+            content=item.content, mime_type=item.mime_type, metadata=None
+        )
+    return item.model_copy(deep=True)
+
+
 def decode(stored: dict[str, Any]) -> MemoryContent:
     """A fresh ``MemoryContent`` equal to the one :func:`encode` stored."""
     kind = stored["kind"]

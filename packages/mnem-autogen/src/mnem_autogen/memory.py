@@ -92,6 +92,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             raise InvalidInputError(f"invalid MnemosyneMemory settings: {exc}") from None
         self._scope = Scope.of(self._name)
         self._mirror = ScopeMirror(self._scope.owns)
+        self._decoded: tuple[str | None, list[MemoryItem]] = (None, [])
         self._client = attach(
             self._config.store_path,
             create=create,
@@ -113,7 +114,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     async def update_context(self, model_context: ChatCompletionContext) -> UpdateContextResult:
         """Append the memory to ``model_context`` exactly as ListMemory does (nothing if empty)."""
         async with self._session() as lease:
-            items = [item.content for item in self._items(lease)]
+            items = self._contents(lease)
         if self._config.max_injected is not None:
             items = items[-self._config.max_injected :]
         if items:
@@ -134,7 +135,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     ) -> MemoryQueryResult:
         """Every item, oldest first; ``query`` is ignored, as ListMemory ignores it."""
         async with self._session(cancellation_token) as lease:
-            return MemoryQueryResult(results=[item.content for item in self._items(lease)])
+            return MemoryQueryResult(results=self._contents(lease))
 
     async def add(
         self, content: MemoryContent, cancellation_token: CancellationToken | None = None
@@ -159,7 +160,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     def content(self) -> list[MemoryContent]:
         """Every item, oldest first (a blocking read, like ListMemory's attribute)."""
         with self._client.session() as lease:
-            return [item.content for item in self._items(lease)]
+            return self._contents(lease)
 
     @content.setter
     def content(self, value: list[MemoryContent]) -> None:
@@ -277,7 +278,23 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             raise asyncio.CancelledError(str(exc)) from exc
 
     def _items(self, lease: Lease) -> list[MemoryItem]:
-        return self._items_of(self._mirror.sync(lease))
+        """The current items as fresh objects; decoded once per HEAD commit."""
+        return [
+            MemoryItem(item.id, item.seq, codec.fresh(item.content))
+            for item in self._current(lease)
+        ]
+
+    def _contents(self, lease: Lease) -> list[MemoryContent]:
+        """The current items' contents as fresh objects, oldest first."""
+        return [codec.fresh(item.content) for item in self._current(lease)]
+
+    def _current(self, lease: Lease) -> list[MemoryItem]:
+        nodes = self._mirror.sync(lease)
+        commit, items = self._decoded
+        if commit is None or commit != self._mirror.commit:
+            items = self._items_of(nodes)
+            self._decoded = (self._mirror.commit, items)
+        return items
 
     def _items_of(self, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:
         found: list[MemoryItem] = []
