@@ -77,6 +77,20 @@ def test_closing_the_last_client_releases_the_lock_at_once(tmp_path: Path) -> No
     del raw
 
 
+def test_a_claim_whose_owner_is_collected_releases_the_store(tmp_path: Path) -> None:
+    class Owner:
+        pass
+
+    owner = Owner()
+    client = attach(tmp_path, policy=HandlePolicy(linger=60), owner=owner)
+    with client.session() as lease:
+        lease.head_commit()
+    assert is_held(tmp_path)
+    del owner
+    assert client.closed
+    assert not is_held(tmp_path)
+
+
 def test_a_held_handle_is_given_up_after_max_hold_for_other_processes(tmp_path: Path) -> None:
     client = attach(tmp_path, policy=HandlePolicy(linger=60, max_hold=0.0, courtesy=0.0))
     with client.session() as lease:

@@ -27,6 +27,7 @@ import heapq
 import os
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -415,12 +416,14 @@ def attach(
     *,
     create: bool = True,
     policy: HandlePolicy | None = None,
+    owner: object | None = None,
 ) -> StoreClient:
     """A claim on the store at exactly ``path`` (the default location if ``None``).
 
     Nothing is opened until the first session. Every claim on one path in this
     process shares one handle; the first claim's ``create`` and ``policy`` apply
-    while any claim on the path is alive.
+    while any claim on the path is alive. With ``owner``, the claim is closed when
+    the owner is garbage-collected, for callers who never call ``close()``.
     """
     root = store_root(path)
     with _registry_lock:
@@ -429,7 +432,10 @@ def attach(
             shared = _SharedStore(root, create, policy or HandlePolicy())
             _registry[root] = shared
         shared.clients += 1
-    return StoreClient(shared)
+    client = StoreClient(shared)
+    if owner is not None:
+        weakref.finalize(owner, client.close)
+    return client
 
 
 def is_held(path: str | os.PathLike[str] | None) -> bool:

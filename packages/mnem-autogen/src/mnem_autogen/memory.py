@@ -97,6 +97,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             self._config.store_path,
             create=create,
             policy=HandlePolicy(busy_timeout=busy_timeout),
+            owner=self,
         )
 
     @property

@@ -58,7 +58,7 @@ class MnemosyneStore(BaseStore):
             )
         self._author = check_text(author, "the author")
         self._client = attach(
-            store_path, create=create, policy=HandlePolicy(busy_timeout=busy_timeout)
+            store_path, create=create, policy=HandlePolicy(busy_timeout=busy_timeout), owner=self
         )
         self._view = ItemView()
 

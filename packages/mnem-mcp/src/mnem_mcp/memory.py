@@ -79,6 +79,7 @@ class MemoryService:
             settings.path,
             create=settings.create,
             policy=HandlePolicy(busy_timeout=settings.busy_timeout),
+            owner=self,
         )
         self._mirror = ScopeMirror(lambda _node_id: True)
         self._commits: dict[str, CommitInfo] = {}
