@@ -36,8 +36,8 @@ declare -A FRAMEWORK=(
 # then with the true floor as a constraint so the rest of the check still means something.
 # Delete an entry once the package's pyproject.toml declares the true floor (and uv.lock follows).
 declare -A KNOWN_FALSE_FLOORS=(
-    # langgraph.store.base.validate_op_namespace first ships in 4.3.0, and 4.3.0 lets an invalid
-    # namespace through batch(); pyproject.toml says langgraph-checkpoint>=4.0,<5.
+    # pyproject.toml says langgraph-checkpoint>=4.3,<5, but with 4.3.0 a delete under a label
+    # holding a NUL is not refused (test_errors.py::...straight_to_batch[op4]); 4.3.1 passes all.
     [mnem-langgraph]="langgraph-checkpoint>=4.3.1"
 )
 # The pins worth showing: the workspace's direct dependencies (display only).
