@@ -93,6 +93,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         self._scope = Scope.of(self._name)
         self._mirror = ScopeMirror(self._scope.owns)
         self._decoded: tuple[str | None, list[MemoryItem]] = (None, [])
+        self._known: dict[str, tuple[mnem.MemoryNode, MemoryItem]] = {}
         self._client = attach(
             self._config.store_path,
             create=create,
@@ -290,11 +291,23 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         return [codec.fresh(item.content) for item in self._current(lease)]
 
     def _current(self, lease: Lease) -> list[MemoryItem]:
+        """The decoded items as of HEAD; only nodes that changed since last time are decoded."""
         nodes = self._mirror.sync(lease)
         commit, items = self._decoded
-        if commit is None or commit != self._mirror.commit:
-            items = self._items_of(nodes)
-            self._decoded = (self._mirror.commit, items)
+        if commit is not None and commit == self._mirror.commit:
+            return items
+        known: dict[str, tuple[mnem.MemoryNode, MemoryItem]] = {}
+        for node_id, node in nodes.items():
+            seen = self._known.get(node_id)
+            if seen is not None and seen[0] is node:
+                known[node_id] = seen
+            elif (seq := self._scope.sequence_of(node_id)) is not None and codec.is_item(
+                node.content
+            ):
+                known[node_id] = (node, MemoryItem(node_id, seq, codec.decode(node.content)))
+        items = sorted((item for _, item in known.values()), key=lambda item: item.seq)
+        self._known = known
+        self._decoded = (self._mirror.commit, items)
         return items
 
     def _items_of(self, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:
