@@ -21,4 +21,3 @@ def test_example_runs_and_its_assertions_hold(script: str, tmp_path: Path) -> No
         timeout=300,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "ok" in result.stdout.lower()
