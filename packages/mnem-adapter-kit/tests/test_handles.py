@@ -14,7 +14,12 @@ import pytest
 
 from mnem_adapter_kit import ClosedError, HandlePolicy, attach, write_commit
 from mnem_adapter_kit.handles import is_held
-from mnem_adapter_kit.testing.stores import commit_count, lock_held_elsewhere, write_foreign
+from mnem_adapter_kit.testing.stores import (
+    commit_count,
+    committed_ids,
+    lock_held_elsewhere,
+    write_foreign,
+)
 
 
 def test_two_clients_on_one_path_read_and_write_at_the_same_time(tmp_path: Path) -> None:
@@ -134,3 +139,32 @@ def test_a_lease_kept_after_its_operation_holds_no_store(tmp_path: Path) -> None
     assert not is_held(tmp_path)
     with pytest.raises(ClosedError):
         kept.head_commit()
+
+
+def test_processes_racing_to_create_one_store_all_open_it(tmp_path: Path) -> None:
+    store = tmp_path / "fresh"
+    script = (
+        "import sys\n"
+        "from mnem_adapter_kit import attach, write_commit\n"
+        "client = attach(sys.argv[1])\n"
+        "with client.session() as lease:\n"
+        "    write_commit(lease, lambda s: s.add(sys.argv[2], 1), message='m', author='t')\n"
+    )
+    racers = [
+        subprocess.Popen([sys.executable, "-c", script, str(store), f"racer-{n}"]) for n in range(6)
+    ]
+    assert [racer.wait(timeout=120) for racer in racers] == [0] * 6
+    assert commit_count(store) == 6
+    assert [p.name for p in store.iterdir()] == [".mnem"]
+
+
+def test_a_path_inside_another_stores_tree_gets_a_store_of_its_own(tmp_path: Path) -> None:
+    write_foreign(tmp_path, {"parent-node": 1})
+    nested = tmp_path / "projects" / "agent"
+    client = attach(nested)
+    with client.session() as lease:
+        write_commit(lease, lambda s: s.add("child-node", 2), message="m", author="t")
+    client.close()
+    assert (nested / ".mnem").is_dir()
+    assert committed_ids(nested) == {"child-node"}
+    assert committed_ids(tmp_path) == {"parent-node"}

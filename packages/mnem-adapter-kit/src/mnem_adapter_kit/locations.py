@@ -9,6 +9,8 @@ sharing its ancestor's.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import mnem
@@ -56,10 +58,32 @@ def open_store_at(root: str, *, create: bool) -> mnem.Store:
     if not create:
         raise NoStoreError(f"there is no {STORE_DIR} directory here", store_path=root)
     try:
-        os.makedirs(root, exist_ok=True)
+        _create_atomically(root)
     except OSError as exc:
-        raise StoreIoError(f"cannot create the store directory: {exc}", store_path=root) from exc
+        raise StoreIoError(f"cannot create the store: {exc}", store_path=root) from exc
+    return mnem.open(root)
+
+
+def _create_atomically(root: str) -> None:
+    """Make ``root/.mnem`` appear whole, even inside another store's tree.
+
+    The engine refuses to create a store below another one, so the store is built
+    in the system's temporary directory, copied beside its final place (same
+    filesystem), and renamed in. Processes racing to create one store never see a
+    half-made ``.mnem`` (which would look damaged): the first rename wins and the
+    others open its store.
+    """
+    os.makedirs(root, exist_ok=True)
+    built = tempfile.mkdtemp(prefix="mnem-new-store-")
+    aside = tempfile.mkdtemp(prefix=".mnem-creating-", dir=root)
     try:
-        return mnem.init(root)
-    except mnem.StoreExistsError:
-        return mnem.open(root)
+        mnem.init(built)
+        shutil.copytree(os.path.join(built, STORE_DIR), os.path.join(aside, STORE_DIR))
+        try:
+            os.rename(os.path.join(aside, STORE_DIR), os.path.join(root, STORE_DIR))
+        except OSError:
+            if not os.path.isdir(os.path.join(root, STORE_DIR)):
+                raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+        shutil.rmtree(built, ignore_errors=True)
