@@ -279,3 +279,16 @@ async def test_whats_new_on_the_first_commit_lists_every_node_as_added(connect: 
     assert [(c["node_id"], c["kind"], c["before"]) for c in new["changes"]] == [
         ("a", "added", None)
     ]
+
+
+@pytest.mark.parametrize("text", ["null", "[1, 2]", "{}", "true", "7"])
+async def test_string_arguments_that_look_like_json_are_taken_as_sent(
+    connect: Connect, text: str
+) -> None:
+    async with connect() as session:
+        await session.ok("remember", node_id=text, content=text)
+        await session.ok("remember", node_id="other", content=0)
+        recalled = await session.ok("recall", node_id=text)
+        by_prefix = await session.ok("recall", prefix=text)
+    assert [(n["node_id"], n["content"]) for n in recalled["nodes"]] == [(text, text)]
+    assert [n["node_id"] for n in by_prefix["nodes"]] == [text]

@@ -255,40 +255,43 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
     removes = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
     tools = [
-        _tool(remember, "Remember", _REMEMBER, writes, verbatim={"content"}),
-        _tool(revise, "Revise a belief", _REVISE, writes, verbatim={"content"}),
-        _tool(remember_many, "Remember several", _REMEMBER_MANY, writes),
+        _tool(remember, "Remember", _REMEMBER, writes, structured={"provenance"}),
+        _tool(revise, "Revise a belief", _REVISE, writes, structured={"provenance"}),
+        _tool(remember_many, "Remember several", _REMEMBER_MANY, writes, structured={"nodes"}),
         _tool(forget, "Forget", _FORGET, removes),
         _tool(recall, "Recall", _RECALL, reads),
         _tool(recall_at, "Recall as of a commit", _RECALL_AT, reads),
         _tool(history, "History", _HISTORY, reads),
         _tool(why, "Why", _WHY, reads),
-        _tool(when_did, "When did", _WHEN_DID, reads, verbatim={"value"}),
+        _tool(when_did, "When did", _WHEN_DID, reads),
         _tool(whats_new, "What's new", _WHATS_NEW, reads),
     ]
     if harness:
         tools += [
             _tool(branch, "Create a branch", _BRANCH, writes),
             _tool(switch, "Switch branch", _SWITCH, writes),
-            _tool(merge, "Merge a branch", _MERGE, writes),
+            _tool(merge, "Merge a branch", _MERGE, writes, structured={"resolutions"}),
         ]
     return tools
 
 
-class _VerbatimArguments(FuncMetadata):
-    """Argument handling that takes the named JSON-value arguments as sent.
+class _StructuredOnly(FuncMetadata):
+    """Argument handling that parses JSON text only for the named structured arguments.
 
-    The SDK parses a string argument that looks like a JSON array or object into
-    one (a workaround for clients that send structured arguments as text). For
-    an argument that may be any JSON value that changes what the model asked to
-    store: the text '[1, 2]' would be kept as a list.
+    The SDK turns a string argument that looks like JSON into the value it spells
+    (a workaround for clients that send objects and arrays as text). For every
+    other argument that changes what the model asked for: the node id "null"
+    would become None and read the whole memory, the content "[1, 2]" would be
+    stored as a list. So only the object and array arguments are parsed.
     """
 
-    verbatim: frozenset[str] = frozenset()
+    structured: frozenset[str] = frozenset()
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
         parsed = super().pre_parse_json(data)
-        return {key: data[key] if key in self.verbatim else value for key, value in parsed.items()}
+        return {
+            key: value if key in self.structured else data[key] for key, value in parsed.items()
+        }
 
 
 def _tool(
@@ -297,20 +300,18 @@ def _tool(
     description: str,
     annotations: ToolAnnotations,
     *,
-    verbatim: set[str] | None = None,
+    structured: set[str] | None = None,
 ) -> Tool:
     tool = Tool.from_function(fn, title=title, description=description, annotations=annotations)
-    if verbatim:
-        meta = tool.fn_metadata
-        tool = tool.model_copy(
-            update={
-                "fn_metadata": _VerbatimArguments(
-                    arg_model=meta.arg_model,
-                    output_schema=meta.output_schema,
-                    output_model=meta.output_model,
-                    wrap_output=meta.wrap_output,
-                    verbatim=frozenset(verbatim),
-                )
-            }
-        )
-    return tool
+    meta = tool.fn_metadata
+    return tool.model_copy(
+        update={
+            "fn_metadata": _StructuredOnly(
+                arg_model=meta.arg_model,
+                output_schema=meta.output_schema,
+                output_model=meta.output_model,
+                wrap_output=meta.wrap_output,
+                structured=frozenset(structured or ()),
+            )
+        }
+    )
