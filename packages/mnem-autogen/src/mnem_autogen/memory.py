@@ -32,6 +32,7 @@ from mnem_adapter_kit.payloads import check_text
 from . import codec
 from .config import DEFAULT_NAME, MnemosyneMemoryConfig
 from .history import ItemOrigin, MemoryCommit, MemoryItem, from_ms
+from .items import ItemIndex, items_in
 
 _CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
 
@@ -91,9 +92,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         except ValidationError as exc:
             raise InvalidInputError(f"invalid MnemosyneMemory settings: {exc}") from None
         self._scope = Scope.of(self._name)
-        self._mirror = ScopeMirror(self._scope.owns)
-        self._decoded: tuple[str | None, list[MemoryItem]] = (None, [])
-        self._known: dict[str, tuple[mnem.MemoryNode, MemoryItem]] = {}
+        self._index = ItemIndex(self._scope)
+        self._mirror = ScopeMirror(self._scope.owns, self._index)
         self._client = attach(
             self._config.store_path,
             create=create,
@@ -210,7 +210,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
 
         def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
-            return bool(predicate([item.content for item in self._items_of(state)]))
+            return bool(predicate([item.content for item in items_in(self._scope, state)]))
 
         async with self._session() as lease:
             if not holds(self._mirror.sync(lease)):
@@ -245,7 +245,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
         async with self._session() as lease:
             state = lease.state_at(lease.resolve(commit))
-        return MemoryQueryResult(results=[item.content for item in self._items_of(state)])
+        return MemoryQueryResult(results=[item.content for item in items_in(self._scope, state)])
 
     # --- component config -----------------------------------------------------
 
@@ -280,44 +280,16 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             raise asyncio.CancelledError(str(exc)) from exc
 
     def _items(self, lease: Lease) -> list[MemoryItem]:
-        """The current items as fresh objects; decoded once per HEAD commit."""
+        """The current items as fresh objects, oldest first."""
+        self._mirror.sync(lease)
         return [
-            MemoryItem(item.id, item.seq, codec.fresh(item.content))
-            for item in self._current(lease)
+            MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in self._index.ordered
         ]
 
     def _contents(self, lease: Lease) -> list[MemoryContent]:
         """The current items' contents as fresh objects, oldest first."""
-        return [codec.fresh(item.content) for item in self._current(lease)]
-
-    def _current(self, lease: Lease) -> list[MemoryItem]:
-        """The decoded items as of HEAD; only nodes that changed since last time are decoded."""
-        nodes = self._mirror.sync(lease)
-        commit, items = self._decoded
-        if commit is not None and commit == self._mirror.commit:
-            return items
-        known: dict[str, tuple[mnem.MemoryNode, MemoryItem]] = {}
-        for node_id, node in nodes.items():
-            seen = self._known.get(node_id)
-            if seen is not None and seen[0] is node:
-                known[node_id] = seen
-            elif (seq := self._scope.sequence_of(node_id)) is not None and codec.is_item(
-                node.content
-            ):
-                known[node_id] = (node, MemoryItem(node_id, seq, codec.decode(node.content)))
-        items = sorted((item for _, item in known.values()), key=lambda item: item.seq)
-        self._known = known
-        self._decoded = (self._mirror.commit, items)
-        return items
-
-    def _items_of(self, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:
-        found: list[MemoryItem] = []
-        for node_id, node in state.items():
-            seq = self._scope.sequence_of(node_id)
-            if seq is not None and codec.is_item(node.content):
-                found.append(MemoryItem(node_id, seq, codec.decode(node.content)))
-        found.sort(key=lambda item: item.seq)
-        return found
+        self._mirror.sync(lease)
+        return [codec.fresh(item.content) for item in self._index.ordered]
 
     def _own_changes(self, lease: Lease, commit: str) -> dict[str, str]:
         return {
@@ -326,35 +298,21 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             if self._scope.sequence_of(node_id) is not None
         }
 
-    def _high_water(self, nodes: Mapping[str, mnem.MemoryNode]) -> int:
-        """The highest sequence number this memory has ever used."""
-        highest = 0
-        mark = nodes.get(self._scope.sequence_id)
-        if mark is not None and isinstance(mark.content, int):
-            highest = mark.content
-        for node_id in nodes:
-            highest = max(highest, self._scope.sequence_of(node_id) or 0)
-        return highest
-
     def _stage_add(self, stager: Stager, lease: Lease, stored: dict[str, Any]) -> None:
-        nodes = {**self._mirror.sync(lease), **stager.added}
-        item_id = self._scope.sequence_item_id(self._high_water(nodes) + 1)
-        stager.add(item_id, stored)
+        self._mirror.sync(lease)
+        staged = sum(1 for node_id in stager.added if self._scope.sequence_of(node_id))
+        stager.add(self._scope.sequence_item_id(self._index.high + staged + 1), stored)
 
     def _stage_clear(self, stager: Stager, lease: Lease) -> None:
-        nodes = self._mirror.sync(lease)
-        live = [
-            node_id
-            for node_id, node in nodes.items()
-            if self._scope.sequence_of(node_id) is not None and codec.is_item(node.content)
-        ]
+        self._mirror.sync(lease)
+        live = sorted(self._index.by_id)
         if not live:
             return
-        mark = self._high_water(nodes)
-        current = nodes.get(self._scope.sequence_id)
+        mark = self._index.high
+        current = self._mirror.nodes.get(self._scope.sequence_id)
         if current is None or current.content != mark:
             stager.add(self._scope.sequence_id, mark)
-        for node_id in sorted(live):
+        for node_id in live:
             stager.remove(node_id)
 
     def _write(self, lease: Lease, stage: Callable[[Stager], None]) -> None:
