@@ -10,6 +10,7 @@ import pytest
 
 from mnem_adapter_kit import Lease
 from mnem_langgraph import MnemosyneStore, view
+from mnem_langgraph.namespaces import node_id
 
 from .support import open_raw
 
@@ -60,7 +61,9 @@ def test_a_write_decodes_only_the_node_it_changed(
     assert calls == Counter({"decode": 1})
 
 
-def test_a_commit_made_elsewhere_is_read_as_a_diff(store_path: Path, calls: Counter[str]) -> None:
+def test_a_commit_elsewhere_that_touched_no_item_is_skipped_without_a_diff(
+    store_path: Path, calls: Counter[str]
+) -> None:
     with MnemosyneStore(store_path) as store:
         store.put(("docs",), "a", {"v": 1})
         store.put(("docs",), "b", {"v": 1})
@@ -71,4 +74,19 @@ def test_a_commit_made_elsewhere_is_read_as_a_diff(store_path: Path, calls: Coun
         del raw
         calls.clear()
         assert len(store.search(())) == 2
+    assert calls == Counter()
+
+
+def test_a_commit_elsewhere_that_touched_an_item_is_read_as_a_diff(
+    store_path: Path, calls: Counter[str]
+) -> None:
+    with MnemosyneStore(store_path) as store:
+        store.put(("docs",), "a", {"v": 1})
+        store.search(())
+        raw = open_raw(store_path)
+        raw.rm(node_id(("docs",), "a"))
+        raw.commit("elsewhere", author="other")
+        del raw
+        calls.clear()
+        assert store.search(()) == []
     assert calls == Counter({"diff": 1})

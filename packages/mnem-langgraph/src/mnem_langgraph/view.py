@@ -2,14 +2,15 @@
 
 One :class:`~mnem_adapter_kit.ScopeMirror` follows every langgraph-family node,
 so while HEAD does not move nothing is read from the engine, and when it moves
-only the difference is. Decoded items are cached by node id and reused as long
-as the mirror holds the very same node object, so a new commit re-decodes only
-the nodes it changed. Each HEAD gets one immutable :class:`Snapshot`, whose
-search order and namespace list are computed at most once.
+only the difference is. The view listens to the mirror's changes and decodes
+each node once, when it changes. Each HEAD gets one immutable
+:class:`Snapshot`, whose search order and namespace list are computed at most
+once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
 
 import mnem
@@ -42,27 +43,17 @@ class ItemView:
     """The committed langgraph items, kept current by commit id."""
 
     def __init__(self) -> None:
-        self._mirror = ScopeMirror(is_family_id)
-        self._decoded: dict[str, tuple[mnem.MemoryNode, Stored | None]] = {}
+        self._mirror = ScopeMirror(is_family_id, self)
+        self._items: dict[str, Stored] = {}
         self._snapshot: Snapshot | None = None
 
     def at_head(self, lease: Lease) -> Snapshot:
         """The items at the store's HEAD commit."""
-        nodes = self._mirror.sync(lease)
+        self._mirror.sync(lease)
         snapshot = self._snapshot
-        if snapshot is not None and snapshot.commit == self._mirror.commit:
-            return snapshot
-        decoded: dict[str, tuple[mnem.MemoryNode, Stored | None]] = {}
-        items: dict[str, Stored] = {}
-        for node_id, node in nodes.items():
-            cached = self._decoded.get(node_id)
-            stored = cached[1] if cached is not None and cached[0] is node else decode_node(node)
-            decoded[node_id] = (node, stored)
-            if stored is not None:
-                items[node_id] = stored
-        self._decoded = decoded
-        self._snapshot = Snapshot(self._mirror.commit, items)
-        return self._snapshot
+        if snapshot is None or snapshot.commit != self._mirror.commit:
+            snapshot = self._snapshot = Snapshot(self._mirror.commit, dict(self._items))
+        return snapshot
 
     def apply(self, written: Written) -> None:
         """Take in a write this store just committed."""
@@ -71,8 +62,22 @@ class ItemView:
     def forget(self) -> None:
         """Drop everything held; the next read starts from the store."""
         self._mirror.invalidate()
-        self._decoded = {}
+        self._items = {}
         self._snapshot = None
+
+    def reset(self, nodes: Mapping[str, mnem.MemoryNode]) -> None:
+        """The mirror loaded whole: decode every node."""
+        self._items = {}
+        for node_id, node in nodes.items():
+            self.changed(node_id, node)
+
+    def changed(self, node_id: str, node: mnem.MemoryNode | None) -> None:
+        """One node changed: decode it, or drop it."""
+        stored = None if node is None else decode_node(node)
+        if stored is None:
+            self._items.pop(node_id, None)
+        else:
+            self._items[node_id] = stored
 
 
 def decode_node(node: mnem.MemoryNode) -> Stored | None:
