@@ -1,0 +1,315 @@
+"""What every benchmark script shares: timing, statistics, scratch stores and JSON output.
+
+Figures on a shared two-core machine are noisy, so every script measures a subject
+and its reference *interleaved* in the same rounds (:func:`interleave`) and reports
+ratios of medians; absolute numbers are kept only as context. Stores are built once
+per run on a RAM-backed scratch directory (staging a node there costs no fsync) and
+copied to the on-disk work directory before anything is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import datetime
+import gc
+import importlib.metadata
+import json
+import os
+import platform
+import pstats
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import mnem
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+RESULTS = BENCH_DIR / "results"
+PACKAGES = (
+    "mnem-agents",
+    "mnem-adapter-kit",
+    "mnem-autogen",
+    "mnem-langgraph",
+    "mnem-mcp",
+    "autogen-core",
+    "autogen-agentchat",
+    "autogen-ext",
+    "langgraph",
+    "langgraph-checkpoint",
+    "langgraph-checkpoint-sqlite",
+    "mcp",
+    "pillow",
+)
+
+Step = Callable[[int], Awaitable[int]]
+"""One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
+
+
+# --- command line and output --------------------------------------------------
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    """The options every benchmark script takes."""
+    args = argparse.ArgumentParser(description=description)
+    args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
+    args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON result goes")
+    args.add_argument(
+        "--workdir",
+        type=Path,
+        default=BENCH_DIR / ".work",
+        help="on-disk directory for the stores under test (emptied after the run)",
+    )
+    return args
+
+
+def progress(script: str, message: str) -> None:
+    """One line of progress on stderr, so a long run shows where it is."""
+    stamp = time.strftime("%H:%M:%S")
+    print(f"[{stamp} {script}] {message}", file=sys.stderr, flush=True)
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on: CPUs, load, Python, packages, commit, date."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "load_average": load_average(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "packages": versions,
+        "git": _git_state(),
+    }
+
+
+def load_average() -> list[float]:
+    """The 1, 5 and 15 minute load averages (other work on the machine shows here)."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _git_state() -> dict[str, Any]:
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+        return done.stdout.strip()
+
+    return {
+        "commit": git("rev-parse", "HEAD") or None,
+        "packages_dirty": bool(git("status", "--porcelain", "--", "packages")),
+    }
+
+
+def write_result(out: Path, name: str, result: dict[str, Any]) -> Path:
+    """Write ``result`` as ``out/name.json`` (sorted keys, so diffs between runs are small)."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.json"
+    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+# --- statistics -------------------------------------------------------------------
+
+
+def percentile(sorted_ns: list[int], q: float) -> float:
+    """The ``q``-quantile (0..1) of sorted samples, linearly interpolated."""
+    if len(sorted_ns) == 1:
+        return float(sorted_ns[0])
+    pos = q * (len(sorted_ns) - 1)
+    low = int(pos)
+    high = min(low + 1, len(sorted_ns) - 1)
+    return sorted_ns[low] + (sorted_ns[high] - sorted_ns[low]) * (pos - low)
+
+
+def summary(samples_ns: Iterable[int]) -> dict[str, float]:
+    """Median, p99, mean and min of durations, in milliseconds (and the sample count)."""
+    ordered = sorted(samples_ns)
+    if not ordered:
+        raise ValueError("no samples")
+    ms = 1e-6
+    return {
+        "count": len(ordered),
+        "median_ms": round(percentile(ordered, 0.5) * ms, 5),
+        "p99_ms": round(percentile(ordered, 0.99) * ms, 5),
+        "mean_ms": round(sum(ordered) / len(ordered) * ms, 5),
+        "min_ms": round(ordered[0] * ms, 5),
+    }
+
+
+def ratio(
+    subject: Mapping[str, float], reference: Mapping[str, float], key: str = "median_ms"
+) -> float:
+    """``subject[key] / reference[key]``, rounded for the record."""
+    return round(subject[key] / reference[key], 3)
+
+
+# --- timing -------------------------------------------------------------------------
+
+
+async def clock(call: Awaitable[Any]) -> int:
+    """Await ``call`` and return how long it took, in ns."""
+    start = time.perf_counter_ns()
+    await call
+    return time.perf_counter_ns() - start
+
+
+def clock_sync(call: Callable[[], Any]) -> int:
+    """Run ``call()`` and return how long it took, in ns."""
+    start = time.perf_counter_ns()
+    call()
+    return time.perf_counter_ns() - start
+
+
+async def interleave(
+    steps: Mapping[str, Step],
+    rounds: int,
+    *,
+    warmup: int = 2,
+    limits: Mapping[str, int] | None = None,
+    report: Callable[[str], None] | None = None,
+) -> dict[str, list[int]]:
+    """Run every subject once per round, rotating the order; each subject's timed samples.
+
+    Interleaving puts the reference and the subject under the same machine noise.
+    ``limits`` caps the timed rounds of slow subjects (they still run in the first
+    rounds, beside the others). The garbage collector is off while timing, as in
+    :mod:`timeit`. ``report`` receives a progress line about every five seconds.
+    """
+    names = list(steps)
+    caps = {name: (limits or {}).get(name, rounds) for name in names}
+    samples: dict[str, list[int]] = {name: [] for name in names}
+    last_report = time.monotonic()
+    gc.collect()
+    gc.disable()
+    try:
+        for call in range(warmup + rounds):
+            timed = call - warmup
+            shift = call % len(names)
+            for name in names[shift:] + names[:shift]:
+                if timed >= caps[name]:
+                    continue
+                took = await steps[name](call)
+                if timed >= 0:
+                    samples[name].append(took)
+            if report is not None and time.monotonic() - last_report > 5:
+                report(f"round {timed + 1}/{rounds}")
+                last_report = time.monotonic()
+    finally:
+        gc.enable()
+    return samples
+
+
+def run(main: Awaitable[Any]) -> Any:
+    """Run a benchmark coroutine on a fresh event loop."""
+    return asyncio.run(main)
+
+
+# --- profiles -------------------------------------------------------------------------
+
+
+def top_functions(profile: cProfile.Profile, calls: int, limit: int = 8) -> list[dict[str, Any]]:
+    """The ``limit`` functions with the most own time, per profiled call of the subject."""
+    stats = pstats.Stats(profile)
+    rows = []
+    for (path, line, func), (_, ncalls, tottime, cumtime, _) in stats.stats.items():
+        where = f"{_short(path)}:{line}({func})" if line else func
+        rows.append(
+            {
+                "function": where,
+                "calls_per_op": round(ncalls / calls, 2),
+                "own_ms_per_op": round(tottime / calls * 1e3, 4),
+                "cumulative_ms_per_op": round(cumtime / calls * 1e3, 4),
+            }
+        )
+    rows.sort(key=lambda row: row["own_ms_per_op"], reverse=True)
+    return rows[:limit]
+
+
+def _short(path: str) -> str:
+    for marker in ("/src/", "/site-packages/"):
+        if marker in path:
+            return path.split(marker, 1)[1]
+    return os.path.basename(path)
+
+
+# --- stores on disk ---------------------------------------------------------------------
+
+
+class Scratch:
+    """Where stores live during a run: templates in RAM, stores under test on disk.
+
+    A template is built once (:meth:`template`) and copied for each subject
+    (:meth:`copy`), so every subject starts from byte-identical stores.
+    """
+
+    def __init__(self, workdir: Path) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.disk = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
+        ram = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self.ram = Path(tempfile.mkdtemp(prefix="mnem-bench-", dir=ram or workdir))
+        self._templates: dict[str, Path] = {}
+        self._copies = 0
+
+    def template(self, key: str, build: Callable[[Path], None]) -> Path:
+        """The template store ``key``, built by ``build(path)`` the first time it is asked for."""
+        if key not in self._templates:
+            path = self.ram / f"t{len(self._templates)}"
+            build(path)
+            self._templates[key] = path
+        return self._templates[key]
+
+    def copy(self, template: Path) -> Path:
+        """A fresh on-disk copy of ``template``."""
+        self._copies += 1
+        target = self.disk / f"s{self._copies}"
+        shutil.copytree(template, target)
+        return target
+
+    def fresh(self) -> Path:
+        """An empty on-disk directory for a store or database."""
+        self._copies += 1
+        target = self.disk / f"s{self._copies}"
+        target.mkdir()
+        return target
+
+    def discard(self, *paths: Path) -> None:
+        """Delete stores that are no longer needed (big ones fill the disk otherwise)."""
+        for path in paths:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def close(self) -> None:
+        shutil.rmtree(self.disk, ignore_errors=True)
+        shutil.rmtree(self.ram, ignore_errors=True)
+
+
+def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
+    """Create a store at ``path`` holding ``nodes`` (id, JSON content), in one commit."""
+    path.mkdir(parents=True, exist_ok=True)
+    store = mnem.init(path)
+    for node_id, content in nodes:
+        store.add(node_id, content)
+    store.commit("benchmark fixture", author="bench")
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes of every file under ``path``."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def child_json(args: list[str]) -> dict[str, Any]:
+    """Run this Python on ``args`` and parse the JSON object it prints last on stdout."""
+    done = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,0 +1,37 @@
+"""Run every benchmark, then render the summary: the one command that refreshes the results.
+
+    uv run python benchmarks/run_all.py                      # rewrites benchmarks/results/
+    uv run python benchmarks/run_all.py --smoke --out DIR    # tiny sizes, seconds (the tests)
+
+Each script runs in its own process (so one's memory and handles cannot colour
+the next one's figures) and prints its progress to stderr.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from harness import BENCH_DIR, parser, progress
+
+SCRIPTS = ("bench_autogen.py", "bench_langgraph.py", "bench_mcp.py")
+
+
+def main() -> None:
+    args = parser(__doc__ or "").parse_args()
+    started = time.monotonic()
+    flags = ["--out", str(args.out), "--workdir", str(args.workdir)]
+    if args.smoke:
+        flags.append("--smoke")
+    for script in SCRIPTS:
+        progress("run_all", f"{script} ...")
+        subprocess.run([sys.executable, str(BENCH_DIR / script), *flags], check=True)
+    subprocess.run(
+        [sys.executable, str(BENCH_DIR / "render.py"), "--results", str(args.out)], check=True
+    )
+    progress("run_all", f"all benchmarks done in {time.monotonic() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""The benchmark scripts keep working: every one of them, in smoke mode, then the renderer.
+
+``benchmarks/run_all.py --smoke`` runs each script at tiny sizes (no assertion on
+timing: the figures of a smoke run mean nothing) into a temporary directory, so
+the committed results are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def test_every_benchmark_runs_in_smoke_mode_and_renders(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "run_all.py"),
+            "--smoke",
+            "--out",
+            str(out),
+            "--workdir",
+            str(tmp_path / "work"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for name, workloads in (
+        ("autogen", {"add", "add_burst", "read", "read_foreign", "turn", "footprint", "profiles"}),
+        ("langgraph", {"ops", "profiles"}),
+        ("mcp", {"round_trips"}),
+    ):
+        result = json.loads((out / f"{name}.json").read_text(encoding="utf-8"))
+        assert result["smoke"] is True
+        assert workloads <= set(result["workloads"])
+        assert result["machine"]["cpu_count"] >= 1
+        assert f" bench_{name}] " in done.stderr, "progress goes to stderr"
+    summary = (out / "SUMMARY.md").read_text(encoding="utf-8")
+    assert "## Targets" in summary
+    assert "smoke run" in summary
+    with Image.open(out / "cost_vs_size.png") as chart:
+        assert chart.size[0] > 0
+    assert not any((tmp_path / "work").iterdir()), "the stores under test are cleaned up"
