@@ -369,7 +369,12 @@ def foreign_ratios(rows: list[dict[str, Any]], f_max: int) -> list[dict[str, Any
 
 
 def bench_engine(scratch: Scratch, plan: Plan, template: Path, nodes: int) -> dict[str, Any]:
-    """The engine calls behind a read after HEAD moved, on a store of ``nodes`` nodes."""
+    """The engine calls behind a read after HEAD moved, on a store of ``nodes`` nodes.
+
+    ``diff`` (whole states), ``changed_by`` of one commit and a short first-parent
+    ``log`` are what a mirror can use to catch up; ``head_commit`` is what every
+    read pays.
+    """
     path = scratch.copy(template)
     store = mnem.open(path)
     parent = store.head_commit()
@@ -383,6 +388,10 @@ def bench_engine(scratch: Scratch, plan: Plan, template: Path, nodes: int) -> di
         "diff_adjacent": summary(clock_sync(lambda: store.diff(parent, head)) for _ in range(reps)),
         "state_at": summary(clock_sync(lambda: store.state_at(head)) for _ in range(reps)),
         "head_commit": summary(clock_sync(store.head_commit) for _ in range(reps * 10)),
+        "changed_by": summary(clock_sync(lambda: store.changed_by(head)) for _ in range(reps)),
+        "log_17": summary(
+            clock_sync(lambda: store.log(first_parent=True, limit=17)) for _ in range(reps)
+        ),
     }
     after_commit = []
     for i in range(reps):

@@ -209,6 +209,8 @@ def read_section(autogen: dict[str, Any]) -> list[str]:
             num(e["head_commit"]["median_ms"]),
             num(e["head_commit_after_commit"]["median_ms"]),
             num(e["diff_adjacent"]["median_ms"]),
+            num(e["changed_by"]["median_ms"]),
+            num(e["log_17"]["median_ms"]),
             num(e["state_at"]["median_ms"]),
         ]
         for e in autogen["engine"]
@@ -220,6 +222,8 @@ def read_section(autogen: dict[str, Any]) -> list[str]:
             "head_commit()",
             "head_commit() right after a commit",
             "diff of adjacent commits",
+            "changed_by(commit)",
+            "log(limit=17)",
             "state_at(head)",
         ],
         engine,

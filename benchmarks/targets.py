@@ -72,7 +72,10 @@ def add_target(autogen: dict[str, Any]) -> Target:
         f"At n={worst['n']:,} an add costs {ms(adapter['median_ms'])} against "
         f"{ms(raw['median_ms'])} for the raw engine commit on an identical store "
         f"(+{ms(adapter['median_ms'] - raw['median_ms'])})."
-        + _profile_note(autogen, f"add (n={max(r['n'] for r in rows)})")
+        + (
+            _profile_note(autogen, f"add (n={worst['n']})")
+            or _profile_note(autogen, f"add (n={max(r['n'] for r in rows)})")
+        )
         + " Everything except the engine's `commit` and `add` is the adapter's own work."
     )
     if burst:
@@ -106,13 +109,17 @@ def foreign_target(autogen: dict[str, Any], scenario: str, title: str) -> Target
     engine = autogen.get("engine", [])
     if scenario == "after_foreign_write" and len(engine) >= 2:
         small, big = engine[0], engine[-1]
+
+        def both(call: str) -> str:
+            return f"{ms(small[call]['median_ms'])} → {ms(big[call]['median_ms'])}"
+
         why += (
-            " Another memory's commit moved HEAD, so the mirror asks the engine for "
-            f"`diff(old, new)`: {ms(small['diff_adjacent']['median_ms'])} on a store of "
-            f"{small['nodes']:,} nodes, {ms(big['diff_adjacent']['median_ms'])} on "
-            f"{big['nodes']:,}. The engine's diff loads both whole states (it has no prefix "
-            "or range read), so a read after someone else's write is O(store), not "
-            "O(this memory); after it every own item is decoded again."
+            " Another memory's commit moved HEAD, so the read must learn what changed. "
+            f"Engine calls on stores of {small['nodes']:,} → {big['nodes']:,} nodes: "
+            f"`diff` of adjacent commits {both('diff_adjacent')} (it loads both whole "
+            f"states: the engine has no prefix or range read), `changed_by(commit)` "
+            f"{both('changed_by')}, `log(limit=17)` {both('log_17')}. The profile below "
+            "shows which of them this read pays."
         )
     elif engine:
         head = " and ".join(ms(e["head_commit"]["median_ms"]) for e in engine)
