@@ -132,6 +132,9 @@ class Lease:
     def state_at(self, commit: str) -> dict[str, mnem.MemoryNode]:
         return self._engine().state_at(commit)
 
+    def working_memory(self) -> dict[str, mnem.MemoryNode]:
+        return self._engine().working_memory()
+
     def working_node(self, node_id: str) -> mnem.MemoryNode | None:
         return self._engine().working_node(node_id)
 

@@ -56,7 +56,7 @@ class ScopeMirror:
         if head is None:
             self._reset({})
         elif self.commit is None:
-            state = lease.state_at(head)
+            state = self._committed_state(lease, head)
             self._reset({k: v for k, v in state.items() if self._owns(k)})
         elif not self._untouched_since(lease, self.commit, head):
             for change in lease.diff(self.commit, head):
@@ -84,6 +84,13 @@ class ScopeMirror:
         self.commit = None
         self.nodes = {}
         self._synced = False
+
+    @staticmethod
+    def _committed_state(lease: Lease, head: str) -> dict[str, mnem.MemoryNode]:
+        """HEAD's state; read as working memory (lighter) when nothing is staged over it."""
+        if lease.staged() or lease.staged_deletions():
+            return lease.state_at(head)
+        return lease.working_memory()
 
     def _untouched_since(self, lease: Lease, base: str, head: str) -> bool:
         """Whether ``head`` is a few plain commits past ``base`` that changed none of ours."""

@@ -8,7 +8,8 @@
    pending, rather than commit it by accident. Adapter-scope ids are recognised
    by their form; any other id an adapter stages is first noted in a pending-write
    journal beside the store (``.mnem/adapter-write.pending``), removed once the
-   write commits or rolls back;
+   write commits or rolls back (one left by a write killed after its commit is
+   read only while staging is pending, and the next journaled write replaces it);
 3. lets the caller stage through a :class:`Stager`, then commits once;
 4. unstages everything it staged if anything between the first stage and the
    commit fails, so no later read serves it and ``checkout`` is not blocked.
@@ -141,12 +142,10 @@ def branch_of(lease: Lease) -> str | None:
 
 def clear_abandoned_staging(lease: Lease) -> None:
     """Unstage what a killed adapter write left; refuse anyone else's pending work."""
-    journal = _Journal(lease.root)
     pending = [node_id for node_id, _ in lease.staged()] + lease.staged_deletions()
     if not pending:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(journal.path)
         return
+    journal = _Journal(lease.root)
     noted = journal.left_behind()
     foreign = [node_id for node_id in pending if parse(node_id) is None and node_id not in noted]
     if foreign:
