@@ -146,3 +146,4 @@ def test_mcp_remember_round_trips_exactly_or_is_refused(
     (node,) = read["nodes"]
     assert node["node_id"] == node_id
     assert exact(node["content"], content)
+    assert mcp_session.call("forget", node_id=node_id)[0]  # keep the store, and commits, small
