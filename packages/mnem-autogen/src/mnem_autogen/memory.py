@@ -145,12 +145,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """Add one item as one commit."""
         stored = codec.encode(content)
         async with self._session(cancellation_token) as lease:
-            self._write(lease, lambda stager: self._stage_add(stager, lease, stored))
+            self._write(lease, lambda stager: self._stage_add(stager, stored))
 
     async def clear(self) -> None:
         """Tombstone every item in one commit (none if already empty); history keeps them."""
         async with self._session() as lease:
-            self._write(lease, lambda stager: self._stage_clear(stager, lease))
+            self._write(lease, self._stage_clear)
 
     async def close(self) -> None:
         """Release this object's claim on the store; idempotent, destroys nothing."""
@@ -170,9 +170,9 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         stored = [codec.encode(item) for item in value]
 
         def stage(stager: Stager) -> None:
-            self._stage_clear(stager, lease)
+            self._stage_clear(stager)
             for one in stored:
-                self._stage_add(stager, lease, one)
+                self._stage_add(stager, one)
 
         with self._client.session() as lease:
             self._write(lease, stage)
@@ -298,13 +298,11 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             if self._scope.sequence_of(node_id) is not None
         }
 
-    def _stage_add(self, stager: Stager, lease: Lease, stored: dict[str, Any]) -> None:
-        self._mirror.sync(lease)
+    def _stage_add(self, stager: Stager, stored: dict[str, Any]) -> None:
         staged = sum(1 for node_id in stager.added if self._scope.sequence_of(node_id))
         stager.add(self._scope.sequence_item_id(self._index.high + staged + 1), stored)
 
-    def _stage_clear(self, stager: Stager, lease: Lease) -> None:
-        self._mirror.sync(lease)
+    def _stage_clear(self, stager: Stager) -> None:
         live = sorted(self._index.by_id)
         if not live:
             return
@@ -316,6 +314,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             stager.remove(node_id)
 
     def _write(self, lease: Lease, stage: Callable[[Stager], None]) -> None:
+        """Stage against the mirror synced to HEAD, commit once, and take the write in."""
         self._mirror.sync(lease)
 
         def message(stager: Stager) -> str:
