@@ -17,6 +17,7 @@ from mnem_adapter_kit import (
     HandlePolicy,
     InvalidRefError,
     NoStoreError,
+    NotFoundError,
     StoreError,
     StoreIoError,
     attach,
@@ -90,6 +91,17 @@ def test_a_store_missing_its_head_file_is_corrupt_store(tmp_path: Path) -> None:
     client = attach(tmp_path)
     with pytest.raises(CorruptStoreError, match="HEAD"), client.session():
         pass
+    client.close()
+
+
+def test_a_head_naming_a_missing_commit_object_is_not_found(tmp_path: Path) -> None:
+    write_foreign(tmp_path, {"a": 1})
+    (tmp_path / ".mnem" / "HEAD").write_text("f" * 64 + "\n")
+    client = attach(tmp_path)
+    with pytest.raises(NotFoundError) as caught, client.session() as lease:
+        lease.working_memory()
+    assert caught.value.code == "not_found"
+    assert isinstance(caught.value.__cause__, mnem.NotFoundError)
     client.close()
 
 
