@@ -15,9 +15,8 @@ from __future__ import annotations
 import cProfile
 import functools
 import gc
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +36,13 @@ from harness import (
     clock,
     clock_sync,
     disk_bytes,
+    execute,
     fill,
     interleave,
-    load_average,
-    machine,
-    parser,
     progress,
     ratio,
-    run,
     summary,
     top_functions,
-    write_result,
 )
 from naive import NaiveMemory
 
@@ -556,24 +551,7 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 
 
 def main() -> None:
-    args = parser(__doc__ or "").parse_args()
-    plan = SMOKE if args.smoke else FULL
-    started = time.monotonic()
-    result: dict[str, Any] = {
-        "benchmark": "autogen",
-        "smoke": args.smoke,
-        "machine": machine(),
-        "plan": asdict(plan),
-    }
-    scratch = Scratch(args.workdir)
-    try:
-        result["workloads"] = run(workloads(scratch, plan))
-    finally:
-        scratch.close()
-    result["elapsed_s"] = round(time.monotonic() - started, 1)
-    result["machine"]["load_average_after"] = load_average()
-    path = write_result(args.out, "autogen", result)
-    report(f"done in {result['elapsed_s']} s: {path}")
+    execute("autogen", __doc__ or "", FULL, SMOKE, workloads)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,8 @@ import cProfile
 import functools
 import random
 import sqlite3
-import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +27,12 @@ from harness import (
     Scratch,
     Step,
     clock_sync,
+    execute,
     interleave,
-    load_average,
-    machine,
-    parser,
     progress,
     ratio,
-    run,
     summary,
     top_functions,
-    write_result,
 )
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
@@ -189,24 +184,7 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 
 
 def main() -> None:
-    args = parser(__doc__ or "").parse_args()
-    plan = SMOKE if args.smoke else FULL
-    started = time.monotonic()
-    result: dict[str, Any] = {
-        "benchmark": "langgraph",
-        "smoke": args.smoke,
-        "machine": machine(),
-        "plan": asdict(plan),
-    }
-    scratch = Scratch(args.workdir)
-    try:
-        result["workloads"] = run(workloads(scratch, plan))
-    finally:
-        scratch.close()
-    result["elapsed_s"] = round(time.monotonic() - started, 1)
-    result["machine"]["load_average_after"] = load_average()
-    path = write_result(args.out, "langgraph", result)
-    report(f"done in {result['elapsed_s']} s: {path}")
+    execute("langgraph", __doc__ or "", FULL, SMOKE, workloads)
 
 
 if __name__ == "__main__":

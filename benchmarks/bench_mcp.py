@@ -16,9 +16,7 @@ from __future__ import annotations
 import functools
 import random
 import sys
-import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import mnem
@@ -27,16 +25,12 @@ from harness import (
     Step,
     clock,
     clock_sync,
+    execute,
     fill,
     interleave,
-    load_average,
-    machine,
-    parser,
     progress,
     ratio,
-    run,
     summary,
-    write_result,
 )
 from mcp import Client, StdioServerParameters
 
@@ -123,24 +117,7 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 
 
 def main() -> None:
-    args = parser(__doc__ or "").parse_args()
-    plan = SMOKE if args.smoke else FULL
-    started = time.monotonic()
-    result: dict[str, Any] = {
-        "benchmark": "mcp",
-        "smoke": args.smoke,
-        "machine": machine(),
-        "plan": asdict(plan),
-    }
-    scratch = Scratch(Path(args.workdir))
-    try:
-        result["workloads"] = run(workloads(scratch, plan))
-    finally:
-        scratch.close()
-    result["elapsed_s"] = round(time.monotonic() - started, 1)
-    result["machine"]["load_average_after"] = load_average()
-    path = write_result(args.out, "mcp", result)
-    report(f"done in {result['elapsed_s']} s: {path}")
+    execute("mcp", __doc__ or "", FULL, SMOKE, workloads)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import cProfile
 import datetime
+import functools
 import gc
 import importlib.metadata
 import json
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +315,32 @@ def child_json(args: list[str]) -> dict[str, Any]:
         [sys.executable, *args], capture_output=True, text=True, check=True, cwd=REPO
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def execute(
+    name: str,
+    description: str,
+    full: Any,
+    smoke: Any,
+    workloads: Callable[[Scratch, Any], Awaitable[Any]],
+) -> None:
+    """A benchmark script's whole run: options, plan, scratch space, timing and the JSON result."""
+    args = parser(description).parse_args()
+    plan = smoke if args.smoke else full
+    started = time.monotonic()
+    result: dict[str, Any] = {
+        "benchmark": name,
+        "smoke": args.smoke,
+        "machine": machine(),
+        "plan": asdict(plan),
+    }
+    scratch = Scratch(args.workdir)
+    try:
+        result["workloads"] = run(workloads(scratch, plan))
+    finally:
+        scratch.close()
+    result["elapsed_s"] = round(time.monotonic() - started, 1)
+    result["machine"]["load_average_after"] = load_average()
+    path = write_result(args.out, name, result)
+    report = functools.partial(progress, f"bench_{name}")
+    report(f"done in {result['elapsed_s']} s: {path}")
