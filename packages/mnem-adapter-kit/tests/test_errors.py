@@ -9,6 +9,7 @@ import mnem
 import pytest
 
 from mnem_adapter_kit import (
+    ERROR_CLASSES,
     ERROR_CODES,
     BusyError,
     ClosedError,
@@ -50,6 +51,11 @@ def test_each_engine_exception_class_maps_to_one_documented_code() -> None:
         assert code in ERROR_CODES
         assert isinstance(error.__cause__, engine_class)
         assert str(error).startswith(f"[{code}]")
+
+
+def test_every_code_names_its_exception_class() -> None:
+    assert set(ERROR_CLASSES) == set(ERROR_CODES)
+    assert all(cls.code == code for code, cls in ERROR_CLASSES.items())
 
 
 def test_a_missing_store_is_no_store_when_creating_is_not_allowed(tmp_path: Path) -> None:

@@ -25,37 +25,13 @@ from urllib.parse import quote
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
-from mnem_adapter_kit import (
-    BusyError,
-    ClosedError,
-    ConflictError,
-    CorruptStoreError,
-    InvalidInputError,
-    InvalidRefError,
-    NoStoreError,
-    NotFoundError,
-    StoreError,
-    StoreIoError,
-)
+from mnem_adapter_kit import ERROR_CLASSES, ClosedError, InvalidInputError
 from mnem_adapter_kit.testing.harness import AdapterHarness
 from mnem_mcp import MnemServer, StoreSettings, build_server
 
 ROOT = "conformance/"
 PAGE = 1000
 _KEY = re.compile(r"[0-9a-f]{32}")
-
-STORE_ERRORS: dict[str, type[StoreError]] = {
-    cls.code: cls
-    for cls in (
-        NotFoundError,
-        InvalidRefError,
-        ConflictError,
-        CorruptStoreError,
-        NoStoreError,
-        StoreIoError,
-        BusyError,
-    )
-}
 
 
 class McpToolError(RuntimeError):
@@ -110,7 +86,7 @@ def raise_for(adapter: McpMemory, tool: str, result: CallToolResult) -> None:
         # The closed server's claim refuses every session with no_store; the
         # protocol carries only the code, and this harness closed the server.
         raise ClosedError(f"{tool} on a closed server: {message}")
-    store_error = STORE_ERRORS.get(code)
+    store_error = ERROR_CLASSES.get(code)
     if store_error is None:
         raise McpToolError(tool, code, message)
     raise store_error(f"{tool}: {message}")

@@ -6,6 +6,7 @@ users never need to import it. The conformance test kit is
 """
 
 from .errors import (
+    ERROR_CLASSES,
     ERROR_CODES,
     BusyError,
     ClosedError,
@@ -30,6 +31,7 @@ from .writes import Stager, Written, write_commit
 __version__ = "0.1.0"
 
 __all__ = [
+    "ERROR_CLASSES",
     "ERROR_CODES",
     "BusyError",
     "ClosedError",

@@ -106,6 +106,20 @@ class ClosedError(NoStoreError):
     hint = "Create a new adapter object to use the store again."
 
 
+ERROR_CLASSES: dict[str, type[StoreError]] = {
+    cls.code: cls
+    for cls in (
+        NotFoundError,
+        InvalidRefError,
+        ConflictError,
+        CorruptStoreError,
+        NoStoreError,
+        StoreIoError,
+        BusyError,
+    )
+}
+"""The exception class of each code, for clients that receive codes over a wire (MCP)."""
+
 _BY_ENGINE_CLASS: tuple[tuple[type[BaseException], type[StoreError]], ...] = (
     (mnem.NotFoundError, NotFoundError),
     (mnem.InvalidRefError, InvalidRefError),
