@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import cProfile
 import functools
-import gc
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +45,6 @@ from harness import (
 )
 from naive import NaiveMemory
 
-from mnem_adapter_kit import HandlePolicy, attach
 from mnem_autogen import MnemosyneMemory, codec
 
 report = functools.partial(progress, "bench_autogen")
@@ -64,9 +62,6 @@ class Plan:
     max_adds: int
     """Adds timed per size: ``min(n, max_adds)`` (n in a full run); each is one commit."""
     naive_adds: int
-    burst_size: int
-    burst_blocks: int
-    burst_block: int
     read_k: tuple[int, ...]
     read_f: tuple[int, ...]
     read_reps: int
@@ -85,9 +80,6 @@ FULL = Plan(
     add_sizes=(100, 1_000, 5_000),
     max_adds=5_000,
     naive_adds=500,
-    burst_size=1_000,
-    burst_blocks=10,
-    burst_block=40,
     read_k=(10, 100, 1_000),
     read_f=(0, 10_000),
     read_reps=30,
@@ -103,9 +95,6 @@ SMOKE = Plan(
     add_sizes=(20,),
     max_adds=4,
     naive_adds=2,
-    burst_size=20,
-    burst_blocks=2,
-    burst_block=2,
     read_k=(3,),
     read_f=(0, 30),
     read_reps=3,
@@ -231,52 +220,6 @@ def bench_footprint(
             "adapter/list_memory rss over baseline": round(
                 (peak_mib["adapter"] - base) / max(peak_mib["list_memory"] - base, 0.1), 3
             ),
-        },
-    }
-
-
-async def bench_burst(scratch: Scratch, plan: Plan) -> dict[str, Any]:
-    """Back-to-back adds with the default handle policy against a handle held throughout.
-
-    Isolates what the fairness policy of ADR 0003 (drop the handle after
-    ``max_hold``, then wait ``courtesy``) costs a process that does nothing but add.
-    """
-    n = plan.burst_size
-    template = own_template(scratch, n)
-    default_path, held_path = scratch.copy(template), scratch.copy(template)
-    claim = attach(held_path, policy=HandlePolicy(linger=3600.0, max_hold=3600.0))
-    memories = {
-        "default_policy": MnemosyneMemory(NAME, default_path),
-        "held_handle": MnemosyneMemory(NAME, held_path),
-    }
-    samples: dict[str, list[int]] = {name: [] for name in memories}
-    seq = dict.fromkeys(memories, n)
-    for memory in memories.values():
-        await memory.query()
-    gc.disable()
-    try:
-        for block in range(plan.burst_blocks):
-            order = list(memories) if block % 2 == 0 else list(reversed(memories))
-            for name in order:
-                for _ in range(plan.burst_block):
-                    seq[name] += 1
-                    samples[name].append(await clock(memories[name].add(item(seq[name]))))
-    finally:
-        gc.enable()
-    for memory in memories.values():
-        await memory.close()
-    claim.close()
-    scratch.discard(default_path, held_path)
-    stats = {name: summary(found) for name, found in samples.items()}
-    return {
-        "n": n,
-        "adds": plan.burst_blocks * plan.burst_block,
-        "subjects": stats,
-        "ratios": {
-            "default_policy/held_handle (mean)": ratio(
-                stats["default_policy"], stats["held_handle"], "mean_ms"
-            ),
-            "default_policy/held_handle": ratio(stats["default_policy"], stats["held_handle"]),
         },
     }
 
@@ -525,8 +468,6 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         row, footprint = await bench_add(scratch, plan, n)
         found["add"].append(row)
         found["footprint"].append(footprint)
-    report(f"add burst: handle policy, n={plan.burst_size}")
-    found["add_burst"] = await bench_burst(scratch, plan)
     for f in plan.read_f:
         for k in plan.read_k:
             report(f"read: k={k} own items, f={f} foreign nodes")

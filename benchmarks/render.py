@@ -140,17 +140,6 @@ def add_section(autogen: dict[str, Any]) -> list[str]:
         ],
         rows,
     )
-    burst = autogen.get("add_burst")
-    if burst:
-        s = burst["subjects"]
-        lines += [
-            f"Handle policy, {burst['adds']} back-to-back adds at n={burst['n']:,}: default "
-            f"policy mean {num(s['default_policy']['mean_ms'])} ms, p99 "
-            f"{num(s['default_policy']['p99_ms'])} ms; handle held throughout mean "
-            f"{num(s['held_handle']['mean_ms'])} ms, p99 {num(s['held_handle']['p99_ms'])} ms "
-            f"({times(burst['ratios']['default_policy/held_handle (mean)'])} on the mean).",
-            "",
-        ]
     return lines
 
 

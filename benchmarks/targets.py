@@ -67,7 +67,6 @@ def add_target(autogen: dict[str, Any]) -> Target:
     rows = autogen["add"]
     worst = _worst(rows, lambda r: r["ratios"]["adapter/raw_commit"])
     adapter, raw = worst["subjects"]["adapter"], worst["subjects"]["raw_commit"]
-    burst = autogen.get("add_burst", {}).get("ratios", {})
     why = (
         f"At n={worst['n']:,} an add costs {ms(adapter['median_ms'])} against "
         f"{ms(raw['median_ms'])} for the raw engine commit on an identical store "
@@ -78,12 +77,6 @@ def add_target(autogen: dict[str, Any]) -> Target:
         )
         + " Everything except the engine's `commit` and `add` is the adapter's own work."
     )
-    if burst:
-        why += (
-            " Back-to-back adds with the default handle policy (release after 0.5 s, then a "
-            "16 ms courtesy wait) against a handle held throughout: "
-            f"{burst['default_policy/held_handle (mean)']:.2f}x on the mean."
-        )
     return Target(
         "`add` ≤ 1.1x a raw engine commit at the same store size (median)",
         1.1,

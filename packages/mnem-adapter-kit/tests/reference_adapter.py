@@ -12,15 +12,18 @@ from typing import Any
 import mnem
 
 from mnem_adapter_kit import (
-    HandlePolicy,
     InvalidInputError,
     Scope,
     ScopeMirror,
-    Stager,
+    Transaction,
     attach,
-    write_commit,
+    write,
 )
 from mnem_adapter_kit.testing.harness import AdapterHarness
+
+
+def _as_is(node: mnem.MemoryNode) -> mnem.MemoryNode:
+    return node
 
 
 class ReferenceList:
@@ -31,9 +34,9 @@ class ReferenceList:
         self.client = attach(
             store,
             create=options.get("create", True),
-            policy=HandlePolicy(busy_timeout=options.get("busy_timeout", 10.0)),
+            busy_timeout=options.get("busy_timeout", 10.0),
         )
-        self.mirror = ScopeMirror(self.scope.owns)
+        self.mirror: ScopeMirror[mnem.MemoryNode] = ScopeMirror(self.scope.owns, _as_is)
 
     def scope_for(self, name: str) -> Scope:
         return Scope.of(name, family="ref")
@@ -50,17 +53,17 @@ class ReferenceList:
         in_range = [self.scope.sequence_of(k) or 0 for k in state]
         return max([mark.content if mark else 0, *seqs, *in_range])
 
-    def stage_values(self, stager: Stager, values: list[str]) -> None:
-        start = self.high_water(self.mirror.nodes) + 1
+    def stage_values(self, tx: Transaction, values: list[str]) -> None:
+        start = self.high_water(self.mirror.values) + 1
         for offset, value in enumerate(values):
-            stager.add(self.scope.sequence_item_id(start + offset), {"ref": value})
+            tx.add(self.scope.sequence_item_id(start + offset), {"ref": value})
 
-    def stage_clear(self, stager: Stager) -> None:
-        live = [k for _, k, _ in self.items(self.mirror.nodes)]
+    def stage_clear(self, tx: Transaction) -> None:
+        live = [k for _, k, _ in self.items(self.mirror.values)]
         if live:
-            stager.add(self.scope.sequence_id, self.high_water(self.mirror.nodes))
+            tx.add(self.scope.sequence_id, self.high_water(self.mirror.values))
             for node_id in live:
-                stager.remove(node_id)
+                tx.remove(node_id)
 
     def write(self, values: list[str]) -> None:
         for value in values:
@@ -72,20 +75,21 @@ class ReferenceList:
         self.commit(self.stage_clear)
 
     def commit(self, stage: Any) -> None:
-        with self.client.session() as lease:
-            self.mirror.sync(lease)
-            written = write_commit(lease, stage, message="reference write", author="reference")
-            if written is not None:
-                self.mirror.apply(written)
+        with (
+            self.client.session() as engine,
+            write(engine, author="reference", mirror=self.mirror) as tx,
+        ):
+            stage(tx)
+            tx.message = "reference write"
 
     def read(self, at: str | None = None) -> list[str]:
-        with self.client.session() as lease:
-            state = self.mirror.sync(lease) if at is None else lease.state_at(lease.resolve(at))
+        with self.client.session() as engine:
+            state = self.mirror.sync(engine) if at is None else engine.state_at(engine.resolve(at))
             return [content for _, _, content in self.items(state)]
 
     def ids(self) -> set[str]:
-        with self.client.session() as lease:
-            return {k for _, k, _ in self.items(self.mirror.sync(lease))}
+        with self.client.session() as engine:
+            return {k for _, k, _ in self.items(self.mirror.sync(engine))}
 
 
 class ReferenceHarness(AdapterHarness):
@@ -128,9 +132,9 @@ class SharesIdsAcrossScopes(ReferenceList):
 
 
 class ResetsTheCounterOnClear(ReferenceList):
-    def stage_clear(self, stager: Stager) -> None:
-        for _, node_id, _ in self.items(self.mirror.nodes):
-            stager.remove(node_id)
+    def stage_clear(self, tx: Transaction) -> None:
+        for _, node_id, _ in self.items(self.mirror.values):
+            tx.remove(node_id)
 
     def high_water(self, state: dict[str, mnem.MemoryNode]) -> int:
         return max([0, *(seq for seq, _, _ in self.items(state))])
@@ -145,7 +149,7 @@ class CommitsEachItemOfABatch(ReferenceList):
 class ReadsForeignNodes(ReferenceList):
     def __init__(self, store: str | os.PathLike[str], name: str, **options: Any) -> None:
         super().__init__(store, name, **options)
-        self.mirror = ScopeMirror(lambda node_id: True)
+        self.mirror = ScopeMirror(lambda node_id: True, _as_is)
 
     def items(self, state: dict[str, mnem.MemoryNode]) -> list[tuple[int, str, str]]:
         own = super().items(state)
@@ -166,7 +170,7 @@ class LeaksEngineErrors(ReferenceList):
 
 class StagesBeforeValidating(ReferenceList):
     def write(self, values: list[str]) -> None:
-        with self.client.session() as lease:
+        with self.client.session() as engine:
             for value in values:
-                lease.add(self.scope.sequence_item_id(99), str(value))
+                engine.add(self.scope.sequence_item_id(99), str(value))
         super().write(values)

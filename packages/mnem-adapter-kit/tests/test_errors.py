@@ -15,7 +15,6 @@ from mnem_adapter_kit import (
     ClosedError,
     ConflictError,
     CorruptStoreError,
-    HandlePolicy,
     InvalidRefError,
     NoStoreError,
     NotFoundError,
@@ -23,7 +22,7 @@ from mnem_adapter_kit import (
     StoreIoError,
     attach,
     translate,
-    write_commit,
+    write,
 )
 from mnem_adapter_kit.testing.stores import (
     garble,
@@ -131,7 +130,7 @@ def test_a_store_path_that_is_a_file_is_store_io(tmp_path: Path) -> None:
 
 def test_a_store_locked_by_another_process_is_busy_after_the_bounded_wait(tmp_path: Path) -> None:
     write_foreign(tmp_path, {"a": 1})
-    client = attach(tmp_path, policy=HandlePolicy(busy_timeout=0.3))
+    client = attach(tmp_path, busy_timeout=0.3)
     with lock_held_elsewhere(tmp_path), pytest.raises(BusyError) as caught, client.session():
         pass
     assert caught.value.code == "busy"
@@ -143,8 +142,12 @@ def test_a_store_locked_by_another_process_is_busy_after_the_bounded_wait(tmp_pa
 def test_staging_left_by_another_tool_is_a_conflict_for_a_write(tmp_path: Path) -> None:
     stage_foreign(tmp_path, "cli-note", "half done")
     client = attach(tmp_path)
-    with pytest.raises(ConflictError) as caught, client.session() as lease:
-        write_commit(lease, lambda s: s.add("x:0000000001", "v"), message="m", author="t")
+    with (
+        pytest.raises(ConflictError) as caught,
+        client.session() as engine,
+        write(engine, author="t") as tx,
+    ):
+        tx.add("x:0000000001", "v")
     assert caught.value.code == "conflict"
     assert "cli-note" in str(caught.value)
     client.close()

@@ -1,4 +1,4 @@
-"""One write call is one commit, and a write that fails leaves nothing staged."""
+"""One write block is one commit, and a write that fails leaves nothing staged."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mnem_adapter_kit import InvalidRefError, Stager, StoreError, attach, write_commit
+from mnem_adapter_kit import InvalidRefError, StoreError, attach, write
 from mnem_adapter_kit.testing.stores import (
     commit_count,
     committed_ids,
@@ -21,56 +21,69 @@ from mnem_adapter_kit.testing.stores import (
 
 def test_a_write_with_several_nodes_is_exactly_one_commit(tmp_path: Path) -> None:
     client = attach(tmp_path)
-
-    def stage(stager: Stager) -> None:
+    with client.session() as engine, write(engine, author="kit") as tx:
         for i in range(1, 4):
-            stager.add(f"s:{i:010d}", i)
-
-    with client.session() as lease:
-        written = write_commit(lease, stage, message="three", author="kit")
+            tx.add(f"s:{i:010d}", i)
+        tx.message = "three"
     client.close()
-    assert written is not None
+    assert tx.commit is not None
     assert commit_count(tmp_path) == 1
     assert committed_ids(tmp_path) == {"s:0000000001", "s:0000000002", "s:0000000003"}
 
 
 def test_a_write_that_stages_nothing_makes_no_commit(tmp_path: Path) -> None:
     client = attach(tmp_path)
-    with client.session() as lease:
-        assert write_commit(lease, lambda s: None, message="nothing", author="kit") is None
+    with client.session() as engine, write(engine, author="kit") as tx:
+        pass
     client.close()
+    assert tx.commit is None
     assert commit_count(tmp_path) == 0
+
+
+def test_a_write_without_a_message_is_named_for_what_it_staged(tmp_path: Path) -> None:
+    client = attach(tmp_path)
+    with client.session() as engine:
+        with write(engine, author="kit") as tx:
+            for i in range(1, 8):
+                tx.add(f"s:{i:010d}", i)
+        (latest,) = engine.log(limit=1)
+    client.close()
+    assert latest.message == (
+        "add s:0000000001, s:0000000002, s:0000000003, s:0000000004, s:0000000005 and 2 more"
+    )
 
 
 def test_an_engine_failure_after_staging_leaves_nothing_staged(tmp_path: Path) -> None:
     write_foreign(tmp_path, {"keep": "me"})
     client = attach(tmp_path)
 
-    def stage(stager: Stager) -> None:
-        stager.add("s:0000000001", "new")
-        stager.remove("keep")
-        stager.remove("not-in-memory")  # the engine refuses this one
+    def refused_write() -> None:
+        with client.session() as engine, write(engine, author="kit") as tx:
+            tx.add("s:0000000001", "new")
+            tx.remove("keep")
+            tx.remove("not-in-memory")  # the engine refuses this one
 
-    with pytest.raises(InvalidRefError), client.session() as lease:
-        write_commit(lease, stage, message="fails", author="kit")
+    with pytest.raises(InvalidRefError):
+        refused_write()
     client.close()
     assert staging(tmp_path) == ([], [])
     assert committed_ids(tmp_path) == {"keep"}
     assert commit_count(tmp_path) == 1
 
 
-def test_an_exception_in_the_callers_staging_code_leaves_nothing_staged(tmp_path: Path) -> None:
+def test_an_exception_in_the_callers_block_leaves_nothing_staged(tmp_path: Path) -> None:
     client = attach(tmp_path)
 
-    def stage(stager: Stager) -> None:
-        stager.add("s:0000000001", "new")
-        raise KeyboardInterrupt
+    def interrupted_write() -> None:
+        with client.session() as engine, write(engine, author="kit") as tx:
+            tx.add("s:0000000001", "new")
+            raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt), client.session() as lease:
-        write_commit(lease, stage, message="interrupted", author="kit")
-    with client.session() as lease:
-        assert lease.staged() == []
-        assert lease.working_node("s:0000000001") is None
+    with pytest.raises(KeyboardInterrupt):
+        interrupted_write()
+    with client.session() as engine:
+        assert engine.staged() == []
+        assert engine.working_node("s:0000000001") is None
     client.close()
 
 
@@ -78,10 +91,14 @@ def test_a_detached_head_is_refused_before_anything_is_staged(tmp_path: Path) ->
     first = write_foreign(tmp_path, {"a": 1})
     write_foreign(tmp_path, {"b": 2})
     client = attach(tmp_path)
-    with client.session() as lease:
-        lease.checkout(first)
-    with pytest.raises(InvalidRefError, match="detached"), client.session() as lease:
-        write_commit(lease, lambda s: s.add("s:0000000001", 1), message="m", author="kit")
+    with client.session() as engine:
+        engine.checkout(first)
+    with (
+        pytest.raises(InvalidRefError, match="detached"),
+        client.session() as engine,
+        write(engine, author="kit") as tx,
+    ):
+        tx.add("s:0000000001", 1)
     client.close()
     assert staging(tmp_path) == ([], [])
 
@@ -91,8 +108,8 @@ def test_staging_abandoned_by_a_killed_adapter_write_is_cleared_not_committed(
 ) -> None:
     stage_foreign(tmp_path, "lost:0000000001", "never committed")
     client = attach(tmp_path)
-    with client.session() as lease:
-        write_commit(lease, lambda s: s.add("s:0000000001", "next"), message="m", author="kit")
+    with client.session() as engine, write(engine, author="kit") as tx:
+        tx.add("s:0000000001", "next")
     client.close()
     assert committed_ids(tmp_path) == {"s:0000000001"}
     assert staging(tmp_path) == ([], [])
@@ -101,19 +118,17 @@ def test_staging_abandoned_by_a_killed_adapter_write_is_cleared_not_committed(
 def test_any_id_staged_by_an_adapter_write_killed_mid_way_is_cleared(tmp_path: Path) -> None:
     killed_mid_write = (
         "import os, signal, sys\n"
-        "from mnem_adapter_kit import attach, write_commit\n"
-        "def stage(stager):\n"
-        "    stager.add('raw note id', 'half written')\n"
+        "from mnem_adapter_kit import attach, write\n"
+        "with attach(sys.argv[1]).session() as engine, write(engine, author='kit') as tx:\n"
+        "    tx.add('raw note id', 'half written')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
-        "with attach(sys.argv[1]).session() as lease:\n"
-        "    write_commit(lease, stage, message='m', author='kit')\n"
     )
     run = subprocess.run([sys.executable, "-c", killed_mid_write, str(tmp_path)], check=False)
     assert run.returncode == -signal.SIGKILL
     assert staging(tmp_path) == (["raw note id"], [])
     client = attach(tmp_path)
-    with client.session() as lease:
-        write_commit(lease, lambda s: s.add("next", 1), message="m", author="kit")
+    with client.session() as engine, write(engine, author="kit") as tx:
+        tx.add("next", 1)
     client.close()
     assert committed_ids(tmp_path) == {"next"}
     assert staging(tmp_path) == ([], [])
@@ -122,7 +137,7 @@ def test_any_id_staged_by_an_adapter_write_killed_mid_way_is_cleared(tmp_path: P
 
 def test_store_errors_raised_inside_a_session_keep_their_code(tmp_path: Path) -> None:
     client = attach(tmp_path)
-    with pytest.raises(StoreError) as caught, client.session() as lease:
-        lease.blame("nothing-here")
+    with pytest.raises(StoreError) as caught, client.session() as engine:
+        engine.blame("nothing-here")
     assert caught.value.code == "invalid_ref"
     client.close()

@@ -7,15 +7,17 @@ from pathlib import Path
 
 import mnem
 
-from mnem_adapter_kit import attach
+from mnem_adapter_kit import NoStoreError, attach
 
 
 def commits(path: Path) -> list[mnem.Commit]:
-    """The first-parent chain from HEAD, newest first, read through this process's handle."""
+    """The first-parent chain from HEAD, newest first (none if no store was ever made)."""
     client = attach(path, create=False)
     try:
-        with client.session() as lease:
-            return lease.log(first_parent=True)
+        with client.session() as engine:
+            return engine.log(first_parent=True)
+    except NoStoreError:
+        return []
     finally:
         client.close()
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import mnem
 import pytest
 
 from mnem_langgraph import InvalidInputError, InvalidRefError, MnemosyneStore
-from mnem_langgraph.history import newest_first
 
 
 def test_why_names_the_commit_time_and_provenance_that_set_the_current_value(
@@ -120,18 +118,3 @@ def test_branches_and_history_survive_reopening(store_path: Path) -> None:
     with MnemosyneStore(store_path) as reopened:
         reopened.switch("side")
         assert [c.message for c in reopened.history()] == ["put ('a',)/k"]
-
-
-def test_history_orders_commits_of_one_millisecond_by_their_parent_links() -> None:
-    def commit(name: str, *parents: str, at: int = 1000) -> mnem.Commit:
-        return mnem.Commit(name, parents, "state", name, "me", at)
-
-    engine_order = [
-        commit("c2", "c1"),
-        commit("c1", "c0"),
-        commit("c3", "c2"),
-        commit("c0"),
-        commit("m", "c3", "b1", at=1001),
-        commit("b1", "c1", at=999),
-    ]
-    assert [c.id for c in newest_first(engine_order)] == ["m", "c3", "c2", "b1", "c1", "c0"]

@@ -6,9 +6,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import mnem
 import pytest
 
-from mnem_adapter_kit import Lease
 from mnem_langgraph import MnemosyneStore, view
 from mnem_langgraph.namespaces import node_id
 
@@ -29,8 +29,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
         monkeypatch.setattr(owner, name, wrapper)
 
-    spy(Lease, "state_at")
-    spy(Lease, "diff")
+    spy(mnem.Store, "state_at")
+    spy(mnem.Store, "diff")
     spy(view, "decode")
     return counted
 

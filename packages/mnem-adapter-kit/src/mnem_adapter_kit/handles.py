@@ -1,286 +1,360 @@
-"""One engine handle per store per process, leased one operation at a time.
+"""Who uses a store, and when: one engine handle per store per process, taken in turns.
 
-redb lets one handle per store file exist across every process, and the engine
-releases it only when the last Python reference to it goes. So:
+redb lets one handle per store file exist across all processes, and the engine
+lets it go only when the last Python reference to it does. So, per store path
+in a process, one :class:`_Store` owns the handle, and every adapter object on
+that path holds a :class:`StoreClient` claim on it:
 
-* every adapter object on a store path in this process shares one
-  :class:`_SharedStore` (reference-counted, thread-safe), and calls
-  :meth:`StoreClient.session` for each operation; operations on one store run
-  one at a time, so a write's staging is never visible to, or committed by,
-  another operation;
-* the engine handle is opened on demand and released once idle for
-  :attr:`HandlePolicy.linger`, or at the first idle moment after it has been
-  held for :attr:`HandlePolicy.max_hold`, so another process can take its turn;
-* waiting for the lock (held by another process, or by another thread's
-  operation here) is bounded by :attr:`HandlePolicy.busy_timeout`, then raises
-  :class:`~mnem_adapter_kit.errors.BusyError`; the async form waits with
-  ``asyncio.sleep`` and never sleeps on the event loop.
+* **Turns.** Operations take the store one at a time, first come, first served,
+  threads and coroutines in one queue (:mod:`.turns`); a write's staging is
+  never seen or committed by another operation. Waiting behind other work in
+  this process never fails: :class:`~.errors.BusyError` means another *process*
+  held the file lock for longer than the caller's ``busy_timeout``.
+* **Sections.** Code that touches the engine runs inside a section; the handle
+  exists for the whole section. A :meth:`StoreClient.session` is one section; a
+  :meth:`StoreClient.walk` (a long read) is many, with a pause between them.
+* **Sharing with other processes.** The handle opens on demand and closes after
+  :data:`LINGER` idle. While another process waits (:mod:`.waiting`), a holder
+  that has had the store for :data:`SLICE` lets go at the next pause and
+  gives the waiter up to :data:`COURTESY` to take it.
+* **Fork.** The handle never crosses ``fork()``: it is closed in the parent
+  just before, after waiting for any section in progress, and reopened lazily
+  on both sides. Dropping a copied handle would unlock the parent's lock.
+* **The event loop.** Async entry points yield to the loop at least once,
+  wait with ``asyncio.sleep``, and never block the loop longer than one
+  section; a walk yields between its sections.
 
-Operations receive a :class:`Lease`, never the engine handle itself, so a frame
-kept alive by a stored traceback cannot keep the store locked.
+Operations see the engine through a proxy typed as ``mnem.Store`` that forgets
+it when the operation ends, so a kept reference or traceback locks nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import functools
 import heapq
 import os
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import mnem
 
 from .errors import (
     BusyError,
     ClosedError,
+    CorruptStoreError,
     StoreError,
+    StoreIoError,
     is_engine_panic,
     is_lock_held,
     translate,
 )
 from .locations import open_store_at, store_root
+from .turns import Turns
+from .waiting import WaitSignal
 
-_FIRST_POLL = 0.001
-_LAST_POLL = 0.008
+T = TypeVar("T")
 
+DEFAULT_BUSY_TIMEOUT = 10.0
+"""Seconds an operation waits for a store that another process holds."""
+SLICE = 0.05
+"""How long a holder keeps the store before letting a waiter in at its next pause."""
+LINGER = 0.05
+"""How long an idle handle stays open, so a burst of calls opens the store once."""
+COURTESY = 0.02
+"""After letting go for another process, how long to leave it the store before retaking it."""
+FIRST_POLL = 0.001
+LAST_POLL = 0.008
 
-@dataclass(frozen=True)
-class HandlePolicy:
-    """How long a process waits for, keeps, and gives up a store's lock (seconds)."""
-
-    busy_timeout: float = 10.0
-    """Longest wait for a lock held elsewhere before :class:`BusyError`."""
-    linger: float = 0.05
-    """How long an idle handle stays open, so a burst of calls opens the store once."""
-    max_hold: float = 0.5
-    """After holding the handle this long, release it at the next idle moment."""
-    courtesy: float = 2 * _LAST_POLL
-    """After such a release, how long this process waits before reopening."""
-
-    def __post_init__(self) -> None:
-        if min(self.busy_timeout, self.linger, self.max_hold, self.courtesy) < 0:
-            raise ValueError("handle policy durations must not be negative")
+Walk = Callable[[mnem.Store], Generator[None, None, T]]
+"""A long read: a generator over the engine that yields wherever it may pause."""
 
 
-class Lease:
-    """The engine store for the span of one operation.
+class _Engine:
+    """The engine store for one operation; every attribute is the live handle's.
 
-    Forwards the engine calls adapters use; after the operation it forgets the
-    store, so keeping a lease (or a frame holding one) keeps no lock.
+    Engine calls go through :meth:`_call`, which turns engine failures into
+    taxonomy errors and cuts the engine's own frames from every traceback:
+    those frames hold the handle, and a kept traceback would keep the lock.
     """
 
-    __slots__ = ("_store", "root")
+    __slots__ = ("_store",)
 
-    def __init__(self, store: mnem.Store, root: str) -> None:
-        self._store: mnem.Store | None = store
-        self.root = root
+    def __init__(self, store: _Store) -> None:
+        self._store: _Store | None = store
 
-    def _engine(self) -> mnem.Store:
-        if self._store is None:
-            raise ClosedError("this lease ended with its operation", store_path=self.root)
-        return self._store
+    def _live(self) -> mnem.Store:
+        store = self._store
+        engine = None if store is None else store.engine
+        if engine is None:
+            raise ClosedError(
+                "this engine reference ended with its operation",
+                store_path=None if store is None else store.root,
+            )
+        return engine
 
-    def _end(self) -> None:
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._live(), name)
+        return functools.partial(self._call, name) if callable(value) else value
+
+    def _call(self, name: str, /, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(self._live(), name)(*args, **kwargs)
+        except BaseException as exc:
+            if exc.__traceback__ is not None:
+                exc.__traceback__.tb_next = None
+            error = exc if self._store is None else self._store.failure(exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    def end(self) -> None:
         self._store = None
 
-    def head(self) -> str:
-        return self._engine().head()
 
-    def head_commit(self) -> str | None:
-        return self._engine().head_commit()
+class _Store:
+    """One store path in this process: its handle, its turns, and the claims on it."""
 
-    def resolve(self, spec: str) -> str:
-        return self._engine().resolve(spec)
-
-    def add(
-        self,
-        node_id: str,
-        content: Any,
-        *,
-        content_kind: str = "note",
-        provenance: mnem.Provenance | None = None,
-        event_time: int | None = None,
-    ) -> None:
-        self._engine().add(
-            node_id,
-            content,
-            content_kind=content_kind,
-            provenance=provenance,
-            event_time=event_time,
-        )
-
-    def rm(self, node_id: str) -> None:
-        self._engine().rm(node_id)
-
-    def unstage(self, node_id: str) -> bool:
-        return self._engine().unstage(node_id)
-
-    def staged(self) -> list[tuple[str, str]]:
-        return self._engine().staged()
-
-    def staged_deletions(self) -> list[str]:
-        return self._engine().staged_deletions()
-
-    def commit(self, message: str, *, author: str, time_ms: int | None = None) -> str:
-        return self._engine().commit(message, author=author, time_ms=time_ms)
-
-    def state_at(self, commit: str) -> dict[str, mnem.MemoryNode]:
-        return self._engine().state_at(commit)
-
-    def working_memory(self) -> dict[str, mnem.MemoryNode]:
-        return self._engine().working_memory()
-
-    def working_node(self, node_id: str) -> mnem.MemoryNode | None:
-        return self._engine().working_node(node_id)
-
-    def diff(self, frm: str, to: str) -> list[mnem.NodeChange]:
-        return self._engine().diff(frm, to)
-
-    def changed_by(self, commit: str) -> dict[str, str]:
-        return self._engine().changed_by(commit)
-
-    def log(self, *, first_parent: bool = False, limit: int | None = None) -> list[mnem.Commit]:
-        return self._engine().log(first_parent=first_parent, limit=limit)
-
-    def blame(self, node_id: str, at: str | None = None) -> mnem.Blame:
-        return self._engine().blame(node_id, at)
-
-    def bisect(
-        self,
-        predicate: Callable[[dict[str, mnem.MemoryNode]], bool],
-        *,
-        bad: str | None = None,
-        good: str | None = None,
-    ) -> str:
-        return self._engine().bisect(predicate, bad=bad, good=good)
-
-    def branches(self) -> list[tuple[str, str]]:
-        return self._engine().branches()
-
-    def new_branch(self, name: str, *, start: str | None = None) -> None:
-        self._engine().new_branch(name, start=start)
-
-    def checkout(self, target: str) -> None:
-        self._engine().checkout(target)
-
-    def merge(
-        self,
-        theirs: str,
-        *,
-        resolutions: dict[str, str | mnem.MemoryNode] | None = None,
-        strategy: str | None = None,
-        message: str | None = None,
-        author: str | None = None,
-    ) -> mnem.MergeResult:
-        return self._engine().merge(
-            theirs, resolutions=resolutions, strategy=strategy, message=message, author=author
-        )
-
-
-class _SharedStore:
-    """The state of one store path in this process: its handle and who uses it."""
-
-    def __init__(self, root: str, create: bool, policy: HandlePolicy) -> None:
+    def __init__(self, root: str) -> None:
         self.root = root
-        self.create = create
-        self.policy = policy
         self.clients = 0
-        self._state = threading.Lock()
-        self._engine: mnem.Store | None = None
-        self._in_use = False
+        self.turns = Turns()
+        self.signal = WaitSignal(root)
+        self.engine: mnem.Store | None = None
+        self._section = threading.RLock()
+        self._section_owner: int | None = None
         self._opened_at = 0.0
-        self._idle_since = 0.0
-        self._reopen_after = 0.0
+        self._last_used = 0.0
+        self._foreign_since: float | None = None
+        self._defer_until = 0.0
         self._watched = False
+        self._forking = False
+        self._inherited = False
+        self._reopen_next = False
 
-    @property
-    def is_open(self) -> bool:
-        """Whether this process holds the engine handle (and so the file lock) now."""
-        return self._engine is not None
+    # --- sections -------------------------------------------------------------
 
-    def try_enter(self) -> Lease | None:
-        """A lease if the store is free here and its lock could be taken, else ``None``."""
-        with self._state:
-            if self._in_use:
-                return None
-            if self._engine is None:
-                if time.monotonic() < self._reopen_after:
-                    return None
-                try:
-                    self._engine = open_store_at(self.root, create=self.create)
-                except StoreError:
-                    raise
-                except BaseException as exc:
-                    if is_lock_held(exc):
-                        return None
-                    if isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc):
-                        raise translate(exc, store_path=self.root) from exc
-                    raise
-                self._opened_at = time.monotonic()
-            self._in_use = True
-            return Lease(self._engine, self.root)
+    def enter(self, create: bool) -> bool:
+        """Begin a section with the handle open; ``False`` (no section) if another process has it."""
+        self._section.acquire()
+        try:
+            if self.engine is None and not self._open(create):
+                self._section.release()
+                return False
+        except BaseException:
+            self._section.release()
+            raise
+        self._section_owner = threading.get_ident()
+        return True
 
-    def leave(self, lease: Lease) -> None:
-        """End an operation; keep the handle warm or let it go, as the policy says."""
-        lease._end()
-        with self._state:
-            self._in_use = False
-            now = time.monotonic()
-            self._idle_since = now
-            if self.clients == 0 or self.policy.linger == 0:
-                self._engine = None
-            elif now - self._opened_at >= self.policy.max_hold:
-                self._engine = None
-                self._reopen_after = now + self.policy.courtesy
-            elif not self._watched:
-                self._watched = True
-                _reaper.watch(self, now + self.policy.linger)
+    def leave(self) -> None:
+        """End a section."""
+        self._last_used = time.monotonic()
+        self._section_owner = None
+        if self._reopen_next:
+            self._reopen_next = False
+            self._drop()
+        self._section.release()
+
+    def _open(self, create: bool) -> bool:
+        now = time.monotonic()
+        if now < self._defer_until and self.signal.others_waiting():
+            return False
+        engine = None
+        try:
+            engine = open_store_at(self.root, create=create)
+            _check_head(engine, self.root)
+        except BaseException as exc:
+            engine = None  # a kept traceback must not keep the handle (and its lock) alive
+            if is_lock_held(exc):
+                if self._foreign_since is None:
+                    self._foreign_since = now
+                self.signal.start_waiting()
+                return False
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc):
+                raise translate(exc, store_path=self.root) from exc
+            raise
+        self.engine = engine
+        self.signal.stop_waiting()
+        self._foreign_since = None
+        self._defer_until = 0.0
+        self._opened_at = now
+        return True
+
+    def failure(self, exc: BaseException) -> BaseException:
+        """What to raise for ``exc``: a taxonomy error for an engine or OS failure, else ``exc``.
+
+        After an I/O failure or a panic the handle is reopened before its next use
+        (the engine asks for that after an I/O error, a full disk say).
+        """
+        if isinstance(exc, StoreError):
+            error: BaseException = exc
+        elif isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc):
+            error = translate(exc, store_path=self.root)
+        else:
+            return exc
+        if isinstance(error, (StoreIoError, CorruptStoreError)):
+            self._reopen_next = True
+        return error
+
+    @contextmanager
+    def translated(self) -> Iterator[None]:
+        """Failures inside a section, as :meth:`failure` says."""
+        try:
+            yield
+        except BaseException as exc:
+            error = self.failure(exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    def check_wait(self, since: float, timeout: float) -> None:
+        """Raise :class:`BusyError` once another process has held the store past ``timeout``."""
+        foreign = self._foreign_since
+        if foreign is None:
+            return
+        self.turns.fail_expired(foreign, lambda w: self._busy(w.timeout))
+        if time.monotonic() - max(since, foreign) >= timeout:
+            raise self._busy(timeout)
+
+    def _busy(self, timeout: float) -> BusyError:
+        return BusyError(
+            f"another process held the store's lock for more than {timeout:g} s",
+            store_path=self.root,
+        )
+
+    # --- letting go -----------------------------------------------------------
+
+    def contended(self) -> bool:
+        """Whether a holder that has had the store for a slice should pause for someone."""
+        if self.turns.waiting:
+            return True
+        held = self.engine is not None and time.monotonic() - self._opened_at >= SLICE
+        return held and self.signal.others_waiting()
+
+    def give(self) -> None:
+        """End a turn; close the handle first if another process has waited long enough."""
+        if (
+            self.engine is not None
+            and time.monotonic() - self._opened_at >= SLICE
+            and self.signal.others_waiting()
+        ):
+            with self._section:
+                self._drop()
+            self._defer_until = time.monotonic() + COURTESY
+        if self.clients == 0:
+            with self._section:
+                self._drop()
+        self.turns.release()
+        if not self.turns.held and self.engine is not None and not self._watched:
+            self._watched = True
+            _reaper.watch(self, time.monotonic() + LINGER)
 
     def release_if_idle(self) -> float | None:
-        """Drop the handle if idle past the linger; else when to look again."""
-        with self._state:
-            now = time.monotonic()
-            if self._engine is not None:
-                due = (now if self._in_use else self._idle_since) + self.policy.linger
-                if self._in_use or now < due:
-                    return due
-                self._engine = None
+        """Close the handle if nobody has used it for :data:`LINGER`; else when to look again."""
+        if self.engine is None:
             self._watched = False
             return None
+        now = time.monotonic()
+        if self.turns.held or now < self._last_used + LINGER:
+            return max(self._last_used, now) + LINGER
+        if not self._section.acquire(blocking=False):
+            return now + LINGER
+        try:
+            self._drop()
+        finally:
+            self._section.release()
+        self._watched = False
+        return None
 
     def release_now(self) -> None:
-        """Drop the handle unless an operation holds it (that one drops it on leaving)."""
-        with self._state:
-            if not self._in_use:
-                self._engine = None
+        """Close the handle unless an operation is using it (that one closes it on leaving)."""
+        if not self.turns.held and self._section.acquire(blocking=False):
+            try:
+                self._drop()
+            finally:
+                self._section.release()
+        if self.engine is None:
+            self.signal.close()
 
-    def forget_after_fork(self) -> None:
-        """In a forked child: drop the parent's handle copy and any lock a parent thread held."""
-        self._state = threading.Lock()
-        self._engine = None
-        self._in_use = False
+    def _drop(self) -> None:
+        engine, self.engine = self.engine, None
+        del engine  # the last reference: the engine closes the file and unlocks it here
+
+    # --- fork -----------------------------------------------------------------
+
+    def before_fork(self) -> None:
+        if self._section_owner == threading.get_ident():
+            self._inherited = True  # forking from inside a section: the handle is in use
+            return
+        self._section.acquire()
+        self._forking = True
+        self._drop()
+
+    def after_fork_in_parent(self) -> None:
+        self._inherited = False
+        if self._forking:
+            self._forking = False
+            self._section.release()
+
+    def after_fork_in_child(self) -> None:
+        if self.engine is not None:
+            _never_drop(self.engine)
+            self.engine = None
+        self._section = threading.RLock()
+        self._section_owner = None
+        self._forking = False
+        self._inherited = False
         self._watched = False
+        self._foreign_since = None
+        self.turns.reset_after_fork()
+        self.signal.forget_after_fork()
+
+
+def _check_head(engine: mnem.Store, root: str) -> None:
+    """Refuse a HEAD naming a branch that does not exist while others do (a damaged HEAD).
+
+    Served as is, such a store reads as empty and its next write starts an
+    unrelated history that reuses ids.
+    """
+    if engine.head_commit() is None and engine.branches():
+        head = engine.head()
+        del engine
+        raise CorruptStoreError(
+            f"HEAD ({head!r}) names a branch that does not exist, but the store has commits",
+            store_path=root,
+        )
+
+
+_kept_forever: list[object] = []
+
+
+def _never_drop(engine: object) -> None:
+    """Keep a handle copied into a forked child alive for good: dropping it unlocks the parent."""
+    _kept_forever.append(engine)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
 
 
 class _Reaper:
-    """One daemon thread that releases handles left idle past their linger."""
+    """One daemon thread that closes handles left idle past :data:`LINGER`."""
 
     def __init__(self) -> None:
         self._wake = threading.Condition()
-        self._due: list[tuple[float, int, _SharedStore]] = []
+        self._due: list[tuple[float, int, _Store]] = []
         self._thread: threading.Thread | None = None
         self._tick = 0
 
-    def watch(self, shared: _SharedStore, due: float) -> None:
-        """Look at ``shared`` again at ``due``."""
+    def watch(self, store: _Store, due: float) -> None:
         with self._wake:
             self._tick += 1
-            heapq.heappush(self._due, (due, self._tick, shared))
+            heapq.heappush(self._due, (due, self._tick, store))
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="mnem-handle-reaper", daemon=True
@@ -293,15 +367,15 @@ class _Reaper:
             with self._wake:
                 while not self._due:
                     self._wake.wait()
-                due, _, shared = self._due[0]
+                due, _, store = self._due[0]
                 delay = due - time.monotonic()
                 if delay > 0:
                     self._wake.wait(delay)
                     continue
                 heapq.heappop(self._due)
-            later = shared.release_if_idle()
+            later = store.release_if_idle()
             if later is not None:
-                self.watch(shared, later)
+                self.watch(store, later)
 
     def forget_after_fork(self) -> None:
         self._wake = threading.Condition()
@@ -310,132 +384,234 @@ class _Reaper:
 
 
 _reaper = _Reaper()
-_registry: dict[str, _SharedStore] = {}
+_registry: dict[str, _Store] = {}
 _registry_lock = threading.Lock()
+_forked: list[_Store] = []
+
+
+def _before_fork() -> None:
+    stores = list(_registry.values())
+    for store in stores:
+        store.before_fork()
+    _forked.extend(stores)
+    _registry_lock.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    _registry_lock.release()
+    for store in _forked:
+        store.after_fork_in_parent()
+    _forked.clear()
 
 
 def _after_fork_in_child() -> None:
     global _registry_lock
     _registry_lock = threading.Lock()
     _reaper.forget_after_fork()
-    for shared in _registry.values():
-        shared.forget_after_fork()
+    _forked.clear()
+    for store in _registry.values():
+        store.after_fork_in_child()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    os.register_at_fork(
+        before=_before_fork,
+        after_in_parent=_after_fork_in_parent,
+        after_in_child=_after_fork_in_child,
+    )
 
 
 class StoreClient:
-    """One adapter object's claim on a store path; the way it reaches the engine.
+    """One adapter object's claim on a store path: the way it reaches the engine.
 
-    Create with :func:`attach`. :meth:`close` is idempotent; any session after it
-    raises :class:`~mnem_adapter_kit.errors.ClosedError`.
+    Create with :func:`attach`. :meth:`close` is idempotent; any operation after
+    it raises :class:`~mnem_adapter_kit.errors.ClosedError`.
     """
 
-    def __init__(self, shared: _SharedStore) -> None:
-        self._shared: _SharedStore | None = shared
-        self.root = shared.root
-        self.policy = shared.policy
+    def __init__(self, store: _Store, *, create: bool, busy_timeout: float) -> None:
+        self._store: _Store | None = store
+        self.root = store.root
+        self.create = create
+        self.busy_timeout = busy_timeout
 
     @property
     def closed(self) -> bool:
-        return self._shared is None
+        return self._store is None
 
-    def _live(self) -> _SharedStore:
-        if self._shared is None:
+    def _live(self) -> _Store:
+        if self._store is None:
             raise ClosedError("this adapter object was closed", store_path=self.root)
-        return self._shared
+        return self._store
+
+    # --- one section ----------------------------------------------------------
 
     @contextmanager
-    def session(self, cancelled: Callable[[], bool] | None = None) -> Iterator[Lease]:
-        """Hold the store for one operation, waiting (bounded) for its lock."""
-        shared = self._live()
-        deadline = time.monotonic() + self.policy.busy_timeout
-        poll = _FIRST_POLL
-        while (lease := shared.try_enter()) is None:
-            _check_wait(shared, deadline, cancelled)
-            time.sleep(poll)
-            poll = min(poll * 2, _LAST_POLL)
-        with _translated(shared, lease):
-            yield lease
+    def session(self) -> Iterator[mnem.Store]:
+        """The engine for one operation: wait for the turn and the lock, then hold both."""
+        store = self._live()
+        since = time.monotonic()
+        store.turns.take(self.busy_timeout)
+        try:
+            poll = FIRST_POLL
+            while not store.enter(self.create):
+                store.check_wait(since, self.busy_timeout)
+                time.sleep(poll)
+                poll = min(poll * 2, LAST_POLL)
+            engine = _Engine(store)
+            try:
+                with store.translated():
+                    yield cast(mnem.Store, engine)
+            finally:
+                engine.end()
+                store.leave()
+        finally:
+            store.give()
 
     @asynccontextmanager
-    async def asession(self, cancelled: Callable[[], bool] | None = None) -> AsyncIterator[Lease]:
-        """:meth:`session` for coroutines: waits with ``asyncio.sleep``, not on the loop."""
-        shared = self._live()
-        deadline = time.monotonic() + self.policy.busy_timeout
-        poll = _FIRST_POLL
-        while (lease := shared.try_enter()) is None:
-            _check_wait(shared, deadline, cancelled)
+    async def asession(self) -> AsyncIterator[mnem.Store]:
+        """:meth:`session` for coroutines: yields to the loop first, waits without blocking it.
+
+        The body must not ``await``: it runs as one section.
+        """
+        store = self._live()
+        since = time.monotonic()
+        await asyncio.sleep(0)
+        await store.turns.atake(self.busy_timeout)
+        try:
+            await self._aenter(store, since)
+            engine = _Engine(store)
+            try:
+                with store.translated():
+                    yield cast(mnem.Store, engine)
+            finally:
+                engine.end()
+                store.leave()
+        finally:
+            store.give()
+
+    async def _aenter(self, store: _Store, since: float) -> None:
+        poll = FIRST_POLL
+        while not store.enter(self.create):
+            store.check_wait(since, self.busy_timeout)
             await asyncio.sleep(poll)
-            poll = min(poll * 2, _LAST_POLL)
-        with _translated(shared, lease):
-            yield lease
+            poll = min(poll * 2, LAST_POLL)
+
+    # --- many sections --------------------------------------------------------
+
+    def walk(self, job: Walk[T]) -> T:
+        """Run a long read in sections of at most :data:`SLICE`, letting others in between."""
+        store = self._live()
+        engine = _Engine(store)
+        steps = job(cast(mnem.Store, engine))
+        try:
+            while True:
+                since = time.monotonic()
+                store.turns.take(self.busy_timeout)
+                try:
+                    started = time.monotonic()
+                    while True:
+                        poll = FIRST_POLL
+                        while not store.enter(self.create):
+                            store.check_wait(since, self.busy_timeout)
+                            time.sleep(poll)
+                            poll = min(poll * 2, LAST_POLL)
+                        try:
+                            done, value = _run_slice(store, steps, one_step=False)
+                        finally:
+                            store.leave()
+                        if done:
+                            return cast(T, value)
+                        if time.monotonic() - started >= SLICE and store.contended():
+                            break
+                finally:
+                    store.give()
+        finally:
+            engine.end()
+            steps.close()
+
+    async def awalk(self, job: Walk[T]) -> T:
+        """:meth:`walk` for coroutines: yields to the loop between sections.
+
+        Cancelling the task stops the walk at its next pause.
+        """
+        store = self._live()
+        engine = _Engine(store)
+        steps = job(cast(mnem.Store, engine))
+        try:
+            while True:
+                since = time.monotonic()
+                await asyncio.sleep(0)
+                await store.turns.atake(self.busy_timeout)
+                try:
+                    started = time.monotonic()
+                    while True:
+                        await self._aenter(store, since)
+                        try:
+                            done, value = _run_slice(store, steps, one_step=True)
+                        finally:
+                            store.leave()
+                        if done:
+                            return cast(T, value)
+                        if time.monotonic() - started >= SLICE and store.contended():
+                            break
+                        await asyncio.sleep(0)
+                finally:
+                    store.give()
+        finally:
+            engine.end()
+            steps.close()
 
     def close(self) -> None:
-        """Give up this claim; the last claim on a path releases the store's lock."""
-        shared, self._shared = self._shared, None
-        if shared is None:
+        """Give up this claim; the last claim on a path closes the handle."""
+        store, self._store = self._store, None
+        if store is None:
             return
         with _registry_lock:
-            shared.clients -= 1
-            if shared.clients == 0:
-                _registry.pop(shared.root, None)
-                shared.release_now()
+            store.clients -= 1
+            if store.clients == 0:
+                _registry.pop(store.root, None)
+                store.release_now()
 
 
-class OperationCancelled(Exception):
-    """The caller cancelled an operation before it touched the store."""
-
-
-def _check_wait(
-    shared: _SharedStore, deadline: float, cancelled: Callable[[], bool] | None
-) -> None:
-    if cancelled is not None and cancelled():
-        raise OperationCancelled("cancelled while waiting for the store")
-    if time.monotonic() >= deadline:
-        raise BusyError(
-            f"the store stayed locked for {shared.policy.busy_timeout:g} s", store_path=shared.root
-        )
-
-
-@contextmanager
-def _translated(shared: _SharedStore, lease: Lease) -> Iterator[None]:
-    try:
-        yield
-    except StoreError:
-        raise
-    except BaseException as exc:
-        if isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc):
-            raise translate(exc, store_path=shared.root) from exc
-        raise
-    finally:
-        shared.leave(lease)
+def _run_slice(
+    store: _Store, steps: Generator[None, None, Any], *, one_step: bool
+) -> tuple[bool, Any]:
+    """Advance a walk inside one section: to its end, to its next pause (``one_step``),
+    or to the first pause after :data:`SLICE`, so a fork never waits longer for the section.
+    """
+    started = time.monotonic()
+    with store.translated():
+        while True:
+            try:
+                next(steps)
+            except StopIteration as stop:
+                return True, stop.value
+            if one_step or time.monotonic() - started >= SLICE:
+                return False, None
 
 
 def attach(
     path: str | os.PathLike[str] | None,
     *,
     create: bool = True,
-    policy: HandlePolicy | None = None,
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
     owner: object | None = None,
 ) -> StoreClient:
     """A claim on the store at exactly ``path`` (the default location if ``None``).
 
-    Nothing is opened until the first session. Every claim on one path in this
-    process shares one handle; the first claim's ``create`` and ``policy`` apply
-    while any claim on the path is alive. With ``owner``, the claim is closed when
-    the owner is garbage-collected, for callers who never call ``close()``.
+    Nothing is opened until the first operation. ``create`` and ``busy_timeout``
+    apply to this claim's own operations. With ``owner``, the claim is closed
+    when the owner is garbage-collected, for callers who never call ``close()``.
     """
+    if busy_timeout < 0:
+        raise ValueError("busy_timeout must not be negative")
     root = store_root(path)
     with _registry_lock:
-        shared = _registry.get(root)
-        if shared is None:
-            shared = _SharedStore(root, create, policy or HandlePolicy())
-            _registry[root] = shared
-        shared.clients += 1
-    client = StoreClient(shared)
+        store = _registry.get(root)
+        if store is None:
+            store = _registry[root] = _Store(root)
+        store.clients += 1
+    client = StoreClient(store, create=create, busy_timeout=busy_timeout)
     if owner is not None:
         weakref.finalize(owner, client.close)
     return client
@@ -444,5 +620,5 @@ def attach(
 def is_held(path: str | os.PathLike[str] | None) -> bool:
     """Whether this process holds the engine handle of the store at ``path`` right now."""
     with _registry_lock:
-        shared = _registry.get(store_root(path))
-    return shared is not None and shared.is_open
+        store = _registry.get(store_root(path))
+    return store is not None and store.engine is not None

@@ -8,7 +8,9 @@ sharing its ancestor's.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -20,6 +22,7 @@ from .errors import CorruptStoreError, NoStoreError, StoreIoError
 STORE_ENV = "MNEM_STORE"
 STORE_DIR = ".mnem"
 STORE_FILES = ("HEAD", "store.redb")
+_SLUG_NOISE = re.compile(r"[^a-z0-9._-]+")
 
 
 def default_store_path() -> Path:
@@ -87,3 +90,16 @@ def _create_atomically(root: str) -> None:
     finally:
         shutil.rmtree(aside, ignore_errors=True)
         shutil.rmtree(built, ignore_errors=True)
+
+
+def store_dir_name(key: str) -> str:
+    """A directory name for ``key`` that no other key gets, on any filesystem.
+
+    A readable lowercase ASCII slug of ``key`` (at most 40 characters, never
+    ``.`` or ``..``) and 16 hex digits of a hash of its exact UTF-8 bytes, so
+    keys that differ only in case, in Unicode normal form, or beyond the slug
+    still get different directories, and no key can name a path elsewhere.
+    """
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    slug = _SLUG_NOISE.sub("-", key.lower()).strip("-.")[:40].strip("-.")
+    return f"{slug}-{digest}" if slug else digest

@@ -1,18 +1,23 @@
 """One adapter write call, one commit, and nothing staged if it fails.
 
-:func:`write_commit` is the only way adapters write. Inside a session it
+:func:`write` is the only way adapters write::
 
-1. refuses a detached HEAD before anything is staged;
-2. clears staging that an adapter write killed mid-way left behind, and refuses
-   with ``conflict`` if staging from anyone else (the engine's own CLI, say) is
-   pending, rather than commit it by accident. Adapter-scope ids are recognised
-   by their form; any other id an adapter stages is first noted in a pending-write
-   journal beside the store (``.mnem/adapter-write.pending``), removed once the
-   write commits or rolls back (one left by a write killed after its commit is
-   read only while staging is pending, and the next journaled write replaces it);
-3. lets the caller stage through a :class:`Stager`, then commits once;
-4. unstages everything it staged if anything between the first stage and the
-   commit fails, so no later read serves it and ``checkout`` is not blocked.
+    with write(engine, author="mnem-x", mirror=mirror) as tx:
+        tx.add(node_id, content)
+        tx.message = "add one"
+
+On entry it refuses a detached HEAD, clears staging that an adapter write
+killed mid-way left behind (and refuses with ``conflict`` if staging from
+anyone else, the engine's own CLI say, is pending, rather than commit it by
+accident), and brings ``mirror`` to HEAD, so the body stages against the
+state it will commit on. On a clean exit it commits once (nothing if nothing
+was staged) and takes the write into ``mirror``; on any exception it unstages
+everything it staged, so no later read serves it and ``checkout`` is not
+blocked. Adapter-scope ids are recognised by their form; any other id is first
+noted in a pending-write journal beside the store
+(``.mnem/adapter-write.pending``), removed once the write commits or rolls back
+(one left by a write killed after its commit is read only while staging is
+pending, and the next journaled write replaces it).
 
 There is no retry here: with one handle per store file the engine's
 compare-and-swap conflict cannot occur, and lock contention is waited out by
@@ -24,16 +29,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import IO, Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any
 
 import mnem
 
 from .errors import ConflictError, InvalidRefError
-from .handles import Lease
+from .history import describe
 from .ids import parse
 from .locations import STORE_DIR
+
+if TYPE_CHECKING:
+    from .mirror import ScopeMirror
 
 _BRANCH_HEAD = "ref: "
 JOURNAL_NAME = "adapter-write.pending"
@@ -42,7 +50,7 @@ JOURNAL_NAME = "adapter-write.pending"
 class _Journal:
     """The ids an adapter write is staging that no adapter scope would recognise."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
         self.path = os.path.join(root, STORE_DIR, JOURNAL_NAME)
         self._file: IO[str] | None = None
 
@@ -77,14 +85,20 @@ class _Journal:
         return noted
 
 
-@dataclass
-class Stager:
-    """Stages nodes for one commit and remembers what it staged."""
+class Transaction:
+    """What one write stages; after the block, what it committed."""
 
-    lease: Lease
-    journal: _Journal
-    added: dict[str, mnem.MemoryNode] = field(default_factory=dict)
-    removed: list[str] = field(default_factory=list)
+    def __init__(self, engine: mnem.Store) -> None:
+        self._engine = engine
+        self._journal = _Journal(engine.root)
+        self.parent: str | None = engine.head_commit()
+        """The commit the write builds on (None on an empty store)."""
+        self.added: dict[str, mnem.MemoryNode] = {}
+        self.removed: list[str] = []
+        self.message: str | None = None
+        """The commit message; by default one naming what was staged."""
+        self.commit: str | None = None
+        """The commit made, once the block has exited; None if nothing was staged."""
 
     def add(
         self,
@@ -96,8 +110,8 @@ class Stager:
         event_time: int | None = None,
     ) -> None:
         """Stage ``content`` (a JSON value) under ``node_id``."""
-        self.journal.note(node_id)
-        self.lease.add(
+        self._journal.note(node_id)
+        self._engine.add(
             node_id,
             content,
             content_kind=content_kind,
@@ -114,38 +128,41 @@ class Stager:
 
     def remove(self, node_id: str) -> None:
         """Stage a tombstone for ``node_id``, which must be in memory."""
-        self.journal.note(node_id)
-        self.lease.rm(node_id)
+        self._journal.note(node_id)
+        self._engine.rm(node_id)
         self.removed.append(node_id)
 
-    def rollback(self) -> None:
+    @property
+    def staged(self) -> bool:
+        return bool(self.added or self.removed)
+
+    def _commit(self, author: str) -> None:
+        if not self.staged:
+            return
+        message = self.message
+        if message is None:
+            verb = "write" if self.added and self.removed else "add" if self.added else "remove"
+            message = describe(verb, [*self.added, *self.removed])
+        self.commit = self._engine.commit(message, author=author)
+
+    def _rollback(self) -> None:
         for node_id in [*self.added, *self.removed]:
             with contextlib.suppress(mnem.MnemError):
-                self.lease.unstage(node_id)
+                self._engine.unstage(node_id)
 
 
-@dataclass(frozen=True)
-class Written:
-    """What one committed write changed."""
-
-    commit: str
-    parent: str | None
-    added: dict[str, mnem.MemoryNode]
-    removed: tuple[str, ...]
-
-
-def branch_of(lease: Lease) -> str | None:
+def branch_of(engine: mnem.Store) -> str | None:
     """The branch HEAD is on, or ``None`` when HEAD is detached."""
-    head = lease.head()
+    head = engine.head()
     return head[len(_BRANCH_HEAD) :] if head.startswith(_BRANCH_HEAD) else None
 
 
-def clear_abandoned_staging(lease: Lease) -> None:
+def clear_abandoned_staging(engine: mnem.Store) -> None:
     """Unstage what a killed adapter write left; refuse anyone else's pending work."""
-    pending = [node_id for node_id, _ in lease.staged()] + lease.staged_deletions()
+    pending = [node_id for node_id, _ in engine.staged()] + engine.staged_deletions()
     if not pending:
         return
-    journal = _Journal(lease.root)
+    journal = _Journal(engine.root)
     noted = journal.left_behind()
     foreign = [node_id for node_id in pending if parse(node_id) is None and node_id not in noted]
     if foreign:
@@ -153,40 +170,35 @@ def clear_abandoned_staging(lease: Lease) -> None:
         raise ConflictError(
             f"the store has {len(foreign)} staged change(s) that no adapter made ({shown}); "
             "an adapter write would commit them",
-            store_path=lease.root,
+            store_path=os.fspath(engine.root),
         )
     for node_id in pending:
-        lease.unstage(node_id)
+        engine.unstage(node_id)
     with contextlib.suppress(FileNotFoundError):
         os.remove(journal.path)
 
 
-def write_commit(
-    lease: Lease,
-    stage: Callable[[Stager], None],
-    *,
-    message: str | Callable[[Stager], str],
-    author: str,
-    time_ms: int | None = None,
-) -> Written | None:
-    """Stage through ``stage`` and commit once; ``None`` (no commit) if nothing was staged."""
-    if branch_of(lease) is None:
+@contextmanager
+def write(
+    engine: mnem.Store, *, author: str, mirror: ScopeMirror[Any] | None = None
+) -> Iterator[Transaction]:
+    """Stage in the block and commit once on leaving it; see the module docstring."""
+    if branch_of(engine) is None:
         raise InvalidRefError(
             "HEAD is detached, so a commit would belong to no branch; check out a branch first",
-            store_path=lease.root,
+            store_path=os.fspath(engine.root),
         )
-    clear_abandoned_staging(lease)
-    parent = lease.head_commit()
-    stager = Stager(lease, _Journal(lease.root))
+    clear_abandoned_staging(engine)
+    if mirror is not None:
+        mirror.sync(engine)
+    tx = Transaction(engine)
     try:
-        stage(stager)
-        if not stager.added and not stager.removed:
-            return None
-        text = message(stager) if callable(message) else message
-        commit = lease.commit(text, author=author, time_ms=time_ms)
+        yield tx
+        tx._commit(author)
     except BaseException:
-        stager.rollback()
+        tx._rollback()
         raise
     finally:
-        stager.journal.end()
-    return Written(commit, parent, stager.added, tuple(stager.removed))
+        tx._journal.end()
+    if mirror is not None and tx.commit is not None:
+        mirror.apply(tx)

@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 DEFAULT_NAME = "default_list_memory"
+DEFAULT_ROOT = "mnemosyne"
+"""The folder, under the working directory, that holds one store per memory by default."""
 
 
 class MnemosyneMemoryConfig(BaseModel):
@@ -15,7 +17,8 @@ class MnemosyneMemoryConfig(BaseModel):
     name: str | None = None
     """The memory's name, which scopes its items in the store (``default_list_memory`` if None)."""
     store_path: str | None = None
-    """The directory holding the store's ``.mnem``; None means the default location."""
+    """The directory holding the store's ``.mnem``; None gives the memory a store of its own
+    under ``./mnemosyne`` in the working directory."""
     create: bool = True
     """Create the store at ``store_path`` if there is none yet."""
     inject_as: Literal["system", "user"] = "system"

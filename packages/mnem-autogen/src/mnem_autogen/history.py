@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 import mnem
 from autogen_core.memory import MemoryContent
 
-
-def from_ms(ms: int) -> datetime:
-    """A timezone-aware UTC datetime from engine milliseconds."""
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+from mnem_adapter_kit import CommitRecord
+from mnem_adapter_kit.history import ChangeKind
 
 
 @dataclass(frozen=True)
@@ -24,18 +22,10 @@ class MemoryItem:
 
 
 @dataclass(frozen=True)
-class MemoryCommit:
+class MemoryCommit(CommitRecord):
     """A commit that changed this memory, and what it changed (item id to change kind)."""
 
-    id: str
-    time: datetime
-    author: str
-    message: str
-    changes: dict[str, str]
-
-    @classmethod
-    def from_engine(cls, commit: mnem.Commit, changes: dict[str, str]) -> MemoryCommit:
-        return cls(commit.id, from_ms(commit.time), commit.author, commit.message, changes)
+    changes: dict[str, ChangeKind]
 
 
 @dataclass(frozen=True)

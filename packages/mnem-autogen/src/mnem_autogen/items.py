@@ -1,8 +1,9 @@
-"""This memory's decoded items and sequence high-water mark, kept in step with its mirror."""
+"""This memory's nodes as AutoGen sees them: items in order, and the highest sequence number used."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import mnem
 
@@ -12,73 +13,54 @@ from . import codec
 from .history import MemoryItem
 
 
-def items_in(scope: Scope, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:
-    """The items of ``scope`` in a whole store state, oldest first (for past commits)."""
-    found: list[MemoryItem] = []
-    for node_id, node in state.items():
-        seq = scope.sequence_of(node_id)
-        if seq is not None and codec.is_item(node.content):
-            found.append(MemoryItem(node_id, seq, codec.decode(node.content)))
-    found.sort(key=lambda item: item.seq)
-    return found
+@dataclass(frozen=True)
+class Mark:
+    """A node in this memory's id range that is not an item: the ``_seq`` mark, or a foreign node.
 
-
-class ItemIndex:
-    """A :class:`~mnem_adapter_kit.mirror.MirrorListener`: each node decoded once, when it changes.
-
-    ``high`` is the highest sequence number the memory has used: its live items,
-    nodes in its id range that the adapter did not write, and the ``_seq`` mark
-    that ``clear()`` leaves. It never goes down, so ids are never reused.
+    Its number still counts toward the high-water mark, so ids are never reused.
     """
 
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
-        self.by_id: dict[str, MemoryItem] = {}
-        self.high = 0
-        self._ordered: list[MemoryItem] | None = []
+    seq: int
 
-    @property
-    def ordered(self) -> list[MemoryItem]:
-        """The items, oldest first."""
-        if self._ordered is None:
-            self._ordered = sorted(self.by_id.values(), key=lambda item: item.seq)
-        return self._ordered
 
-    def reset(self, nodes: Mapping[str, mnem.MemoryNode]) -> None:
-        self.by_id = {}
-        self.high = 0
-        for node_id, node in nodes.items():
-            self._take(node_id, node)
-        self._ordered = None
+Entry = MemoryItem | Mark
 
-    def changed(self, node_id: str, node: mnem.MemoryNode | None) -> None:
-        if node is None:
-            if self.by_id.pop(node_id, None) is not None:
-                self._ordered = None
-            return
-        replaced = node_id in self.by_id
-        item = self._take(node_id, node)
-        ordered = self._ordered
-        if item is None or ordered is None:
-            return
-        if not replaced and (not ordered or item.seq > ordered[-1].seq):
-            ordered.append(item)
-        else:
-            self._ordered = None
 
-    def _take(self, node_id: str, node: mnem.MemoryNode) -> MemoryItem | None:
-        if node_id == self._scope.sequence_id:
-            if isinstance(node.content, int):
-                self.high = max(self.high, node.content)
-            return None
-        seq = self._scope.sequence_of(node_id)
+def decoder(scope: Scope) -> Callable[[mnem.MemoryNode], Entry | None]:
+    """Decode one node of ``scope`` for the memory's mirror (``None`` for nodes not in its range)."""
+
+    def decode(node: mnem.MemoryNode) -> Entry | None:
+        if node.id == scope.sequence_id:
+            return Mark(node.content) if isinstance(node.content, int) else None
+        seq = scope.sequence_of(node.id)
         if seq is None:
             return None
-        self.high = max(self.high, seq)
         if not codec.is_item(node.content):
-            if self.by_id.pop(node_id, None) is not None:
-                self._ordered = None
-            return None
-        item = MemoryItem(node_id, seq, codec.decode(node.content))
-        self.by_id[node_id] = item
-        return item
+            return Mark(seq)
+        return MemoryItem(node.id, seq, codec.decode(node.content))
+
+    return decode
+
+
+@dataclass(frozen=True)
+class Items:
+    """The items of one mirror version, oldest first, and the high-water sequence number."""
+
+    ordered: list[MemoryItem]
+    high: int
+
+    @classmethod
+    def of(cls, entries: Mapping[str, Entry]) -> Items:
+        ordered = sorted(
+            (entry for entry in entries.values() if isinstance(entry, MemoryItem)),
+            key=lambda item: item.seq,
+        )
+        high = max((entry.seq for entry in entries.values()), default=0)
+        return cls(ordered, high)
+
+
+def items_in(scope: Scope, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:
+    """The items of ``scope`` in a whole store state, oldest first (for past commits)."""
+    decode = decoder(scope)
+    found = [decode(node) for node in state.values() if scope.owns(node.id)]
+    return sorted((e for e in found if isinstance(e, MemoryItem)), key=lambda item: item.seq)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
 
 import mnem
 from autogen_core import CancellationToken, Component
@@ -16,23 +19,17 @@ from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import ValidationError
 from typing_extensions import Self
 
-from mnem_adapter_kit import (
-    HandlePolicy,
-    InvalidInputError,
-    Lease,
-    OperationCancelled,
-    Scope,
-    ScopeMirror,
-    Stager,
-    attach,
-    write_commit,
-)
+from mnem_adapter_kit import InvalidInputError, Scope, ScopeMirror, attach, describe, write
+from mnem_adapter_kit import history as kit_history
+from mnem_adapter_kit.locations import store_dir_name
 from mnem_adapter_kit.payloads import check_text
 
 from . import codec
-from .config import DEFAULT_NAME, MnemosyneMemoryConfig
-from .history import ItemOrigin, MemoryCommit, MemoryItem, from_ms
-from .items import ItemIndex, items_in
+from .config import DEFAULT_NAME, DEFAULT_ROOT, MnemosyneMemoryConfig
+from .history import ItemOrigin, MemoryCommit, MemoryItem
+from .items import Entry, Items, Mark, decoder, items_in
+
+T = TypeVar("T")
 
 _CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
 
@@ -41,6 +38,23 @@ def render_memory_context(items: list[MemoryContent]) -> str:
     """The text ListMemory injects for ``items``."""
     lines = [f"{i}. {item.content!s}" for i, item in enumerate(items, 1)]
     return _CONTEXT_HEADER + "\n".join(lines) + "\n"
+
+
+def default_store_path(name: str) -> Path:
+    """Where a memory called ``name`` keeps its store when no ``store_path`` is given."""
+    return Path.cwd() / DEFAULT_ROOT / store_dir_name(name)
+
+
+@dataclass
+class _Batch:
+    """Writes held back until the ``batch()`` block that made them ends."""
+
+    memory: MnemosyneMemory
+    adds: list[dict[str, Any]] = field(default_factory=list)
+    clear: bool = False
+
+
+_open_batches: ContextVar[tuple[_Batch, ...]] = ContextVar("mnem_autogen_batches", default=())
 
 
 class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
@@ -52,9 +66,10 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     :meth:`when_did`, :meth:`history` and :meth:`query_at`.
 
     Args:
-        name: Scopes this memory's items in the store; ``"default_list_memory"`` if None.
+        name: Names this memory (its items' ids start with it); ``"default_list_memory"`` if None.
         store_path: The directory holding the store's ``.mnem`` (created if absent and
-            ``create``); None means ``$MNEM_STORE`` or ``~/.local/share/mnemosyne``.
+            ``create``). None gives this memory a store of its own,
+            ``./mnemosyne/<name>-<hash>`` under the working directory.
         create: Create the store if there is none at ``store_path``.
         inject_as: ``"system"`` (ListMemory's SystemMessage) or ``"user"`` for models
             that accept one system message only.
@@ -79,10 +94,11 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         busy_timeout: float = 10.0,
     ) -> None:
         self._name = check_text(DEFAULT_NAME if name is None else name, "the memory name")
+        given = None if store_path is None else os.path.abspath(os.path.expanduser(store_path))
         try:
             self._config = MnemosyneMemoryConfig(
                 name=name,
-                store_path=None if store_path is None else os.path.abspath(os.fspath(store_path)),
+                store_path=given,
                 create=create,
                 inject_as=inject_as,
                 max_injected=max_injected,
@@ -92,12 +108,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         except ValidationError as exc:
             raise InvalidInputError(f"invalid MnemosyneMemory settings: {exc}") from None
         self._scope = Scope.of(self._name)
-        self._index = ItemIndex(self._scope)
-        self._mirror = ScopeMirror(self._scope.owns, self._index)
+        self._mirror: ScopeMirror[Entry] = ScopeMirror(self._scope.owns, decoder(self._scope))
+        self._items_of: tuple[int, Items] | None = None
         self._client = attach(
-            self._config.store_path,
+            default_store_path(self._name) if given is None else given,
             create=create,
-            policy=HandlePolicy(busy_timeout=busy_timeout),
+            busy_timeout=busy_timeout,
             owner=self,
         )
 
@@ -115,8 +131,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
 
     async def update_context(self, model_context: ChatCompletionContext) -> UpdateContextResult:
         """Append the memory to ``model_context`` exactly as ListMemory does (nothing if empty)."""
-        async with self._session() as lease:
-            items = self._contents(lease)
+        async with self._client.asession() as engine:
+            items = self._contents(engine)
         if self._config.max_injected is not None:
             items = items[-self._config.max_injected :]
         if items:
@@ -136,21 +152,52 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         **kwargs: Any,
     ) -> MemoryQueryResult:
         """Every item, oldest first; ``query`` is ignored, as ListMemory ignores it."""
-        async with self._session(cancellation_token) as lease:
-            return MemoryQueryResult(results=self._contents(lease))
+        return await _cancellable(cancellation_token, self._query())
+
+    async def _query(self) -> MemoryQueryResult:
+        async with self._client.asession() as engine:
+            return MemoryQueryResult(results=self._contents(engine))
 
     async def add(
         self, content: MemoryContent, cancellation_token: CancellationToken | None = None
     ) -> None:
-        """Add one item as one commit."""
+        """Add one item as one commit (or as part of the enclosing :meth:`batch`)."""
         stored = codec.encode(content)
-        async with self._session(cancellation_token) as lease:
-            self._write(lease, lambda stager: self._stage_add(stager, stored))
+        batch = self._open_batch()
+        if batch is not None:
+            batch.adds.append(stored)
+            return
+        await _cancellable(cancellation_token, self._commit([stored], clear=False))
 
     async def clear(self) -> None:
         """Tombstone every item in one commit (none if already empty); history keeps them."""
-        async with self._session() as lease:
-            self._write(lease, self._stage_clear)
+        batch = self._open_batch()
+        if batch is not None:
+            batch.adds.clear()
+            batch.clear = True
+            return
+        await self._commit([], clear=True)
+
+    @asynccontextmanager
+    async def batch(self) -> AsyncIterator[None]:
+        """Make every ``add`` and ``clear`` of this memory inside the block one commit.
+
+        The commit is made when the block ends, all or nothing: if the block
+        raises, nothing is written. Until then, reads do not see the batch's
+        items. Only the task that opened the block (and tasks it starts) batch;
+        other tasks' writes go on as usual. A batch inside a batch joins it.
+        """
+        if self._open_batch() is not None:
+            yield
+            return
+        batch = _Batch(self)
+        token = _open_batches.set((*_open_batches.get(), batch))
+        try:
+            yield
+        finally:
+            _open_batches.reset(token)
+        if batch.adds or batch.clear:
+            await self._commit(batch.adds, clear=batch.clear)
 
     async def close(self) -> None:
         """Release this object's claim on the store; idempotent, destroys nothing."""
@@ -161,41 +208,38 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     @property
     def content(self) -> list[MemoryContent]:
         """Every item, oldest first (a blocking read, like ListMemory's attribute)."""
-        with self._client.session() as lease:
-            return self._contents(lease)
+        with self._client.session() as engine:
+            return self._contents(engine)
 
     @content.setter
     def content(self, value: list[MemoryContent]) -> None:
         """Replace every item in one commit; the old items stay in history."""
         stored = [codec.encode(item) for item in value]
-
-        def stage(stager: Stager) -> None:
-            self._stage_clear(stager)
-            for one in stored:
-                self._stage_add(stager, one)
-
-        with self._client.session() as lease:
-            self._write(lease, stage)
+        with self._client.session() as engine:
+            self._write(engine, stored, clear=True)
 
     # --- history --------------------------------------------------------------
 
     async def items(self) -> list[MemoryItem]:
         """Every item with its id (the id :meth:`why` takes), oldest first."""
-        async with self._session() as lease:
-            return self._items(lease)
+        async with self._client.asession() as engine:
+            self._mirror.sync(engine)
+            return [
+                MemoryItem(item.id, item.seq, codec.fresh(item.content))
+                for item in self._items().ordered
+            ]
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
         """The commit that gave ``item_id`` its value as of ``at`` (default HEAD), and when."""
         if self._scope.sequence_of(item_id) is None:
             raise InvalidInputError(f"{item_id!r} is not an item id of memory {self._name!r}")
-        async with self._session() as lease:
-            blame = lease.blame(item_id, at)
+        blame = await self._client.awalk(lambda engine: kit_history.origin(engine, item_id, at))
         if not codec.is_item(blame.node.content):
             raise InvalidInputError(f"{item_id!r} does not hold a memory item")
         return ItemOrigin(
             item_id=item_id,
             commit=blame.commit,
-            time=from_ms(blame.time),
+            time=kit_history.from_ms(blame.time),
             content=codec.decode(blame.node.content),
             provenance=blame.provenance,
         )
@@ -210,20 +254,17 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
 
         def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
-            return bool(predicate([item.content for item in items_in(self._scope, state)]))
+            contents = [codec.fresh(item.content) for item in items_in(self._scope, state)]
+            return bool(predicate(contents))
 
-        async with self._session() as lease:
-            if not holds(self._mirror.sync(lease)):
+        def job(engine: mnem.Store) -> kit_history.Walk[MemoryCommit | None]:
+            found = yield from kit_history.first_where(engine, holds)
+            if found is None:
                 return None
-            chain = lease.log(first_parent=True)
-            root = chain[-1]
-            if holds(lease.state_at(root.id)):
-                found = root
-            else:
-                first = lease.bisect(holds, good=root.id)
-                found = next(c for c in chain if c.id == first)
-            changes = self._own_changes(lease, found.id)
-        return MemoryCommit.from_engine(found, changes)
+            (changes,) = yield from kit_history.changes_along(engine, [found])
+            return MemoryCommit(**vars(found), changes=self._own(changes))
+
+        return await self._client.awalk(job)
 
     async def history(self, limit: int | None = None) -> list[MemoryCommit]:
         """The commits that changed this memory, newest first (at most ``limit``).
@@ -231,21 +272,18 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         Follows the current branch's first-parent chain; a merge shows as the merge
         commit, with the changes it brought in.
         """
-        found: list[MemoryCommit] = []
-        async with self._session() as lease:
-            for commit in lease.log(first_parent=True):
-                if limit is not None and len(found) >= limit:
-                    break
-                changes = self._own_changes(lease, commit.id)
-                if changes:
-                    found.append(MemoryCommit.from_engine(commit, changes))
-        return found
+        found, _ = await self._client.awalk(
+            lambda engine: kit_history.commits_changing(engine, self._owns_item, limit=limit)
+        )
+        return [MemoryCommit(**vars(record), changes=changes) for record, changes in found]
 
     async def query_at(self, commit: str) -> MemoryQueryResult:
         """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
-        async with self._session() as lease:
-            state = lease.state_at(lease.resolve(commit))
-        return MemoryQueryResult(results=[item.content for item in items_in(self._scope, state)])
+        check_text(commit, "the commit")
+        async with self._client.asession() as engine:
+            state = kit_history.state(engine, engine.resolve(commit))
+            items = items_in(self._scope, state)
+        return MemoryQueryResult(results=[codec.fresh(item.content) for item in items])
 
     # --- component config -----------------------------------------------------
 
@@ -266,64 +304,69 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
 
     # --- internals ------------------------------------------------------------
 
-    @asynccontextmanager
-    async def _session(
-        self, cancellation_token: CancellationToken | None = None
-    ) -> AsyncIterator[Lease]:
-        cancelled = None if cancellation_token is None else cancellation_token.is_cancelled
-        if cancelled is not None and cancelled():
-            raise asyncio.CancelledError("the cancellation token was cancelled")
-        try:
-            async with self._client.asession(cancelled) as lease:
-                yield lease
-        except OperationCancelled as exc:
-            raise asyncio.CancelledError(str(exc)) from exc
+    def _open_batch(self) -> _Batch | None:
+        for batch in _open_batches.get():
+            if batch.memory is self:
+                return batch
+        return None
 
-    def _items(self, lease: Lease) -> list[MemoryItem]:
-        """The current items as fresh objects, oldest first."""
-        self._mirror.sync(lease)
-        return [
-            MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in self._index.ordered
-        ]
+    def _owns_item(self, node_id: str) -> bool:
+        return self._scope.sequence_of(node_id) is not None
 
-    def _contents(self, lease: Lease) -> list[MemoryContent]:
+    def _own(
+        self, changes: Mapping[str, kit_history.ChangeKind]
+    ) -> dict[str, kit_history.ChangeKind]:
+        return {node_id: kind for node_id, kind in changes.items() if self._owns_item(node_id)}
+
+    def _items(self) -> Items:
+        """The mirror's items in order, derived once per mirror version."""
+        version = self._mirror.version
+        if self._items_of is None or self._items_of[0] != version:
+            self._items_of = (version, Items.of(self._mirror.values))
+        return self._items_of[1]
+
+    def _contents(self, engine: mnem.Store) -> list[MemoryContent]:
         """The current items' contents as fresh objects, oldest first."""
-        self._mirror.sync(lease)
-        return [codec.fresh(item.content) for item in self._index.ordered]
+        self._mirror.sync(engine)
+        return [codec.fresh(item.content) for item in self._items().ordered]
 
-    def _own_changes(self, lease: Lease, commit: str) -> dict[str, str]:
-        return {
-            node_id: kind
-            for node_id, kind in lease.changed_by(commit).items()
-            if self._scope.sequence_of(node_id) is not None
-        }
+    async def _commit(self, adds: list[dict[str, Any]], *, clear: bool) -> None:
+        async with self._client.asession() as engine:
+            self._write(engine, adds, clear=clear)
 
-    def _stage_add(self, stager: Stager, stored: dict[str, Any]) -> None:
-        staged = sum(1 for node_id in stager.added if self._scope.sequence_of(node_id))
-        stager.add(self._scope.sequence_item_id(self._index.high + staged + 1), stored)
+    def _write(self, engine: mnem.Store, adds: list[dict[str, Any]], *, clear: bool) -> None:
+        """One commit: optionally tombstone every item, then add ``adds`` in order."""
+        with write(engine, author=self._config.author, mirror=self._mirror) as tx:
+            items = self._items()
+            cleared = items.ordered if clear else []
+            if cleared:
+                mark = self._mirror.values.get(self._scope.sequence_id)
+                if mark != Mark(items.high):
+                    tx.add(self._scope.sequence_id, items.high)
+                for item in cleared:
+                    tx.remove(item.id)
+            added = [self._scope.sequence_item_id(items.high + n) for n in range(1, len(adds) + 1)]
+            for node_id, stored in zip(added, adds, strict=True):
+                tx.add(node_id, stored)
+            if cleared:
+                tx.message = f"clear {self._name!r} ({len(cleared)} item(s))" + (
+                    f", then add {len(added)}" if added else ""
+                )
+            else:
+                tx.message = describe("add", added)
 
-    def _stage_clear(self, stager: Stager) -> None:
-        live = sorted(self._index.by_id)
-        if not live:
-            return
-        mark = self._index.high
-        current = self._mirror.nodes.get(self._scope.sequence_id)
-        if current is None or current.content != mark:
-            stager.add(self._scope.sequence_id, mark)
-        for node_id in live:
-            stager.remove(node_id)
 
-    def _write(self, lease: Lease, stage: Callable[[Stager], None]) -> None:
-        """Stage against the mirror synced to HEAD, commit once, and take the write in."""
-        self._mirror.sync(lease)
+async def _cancellable(token: CancellationToken | None, work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work``, abandoning it with ``CancelledError`` if ``token`` is cancelled first.
 
-        def message(stager: Stager) -> str:
-            added = [i for i in stager.added if self._scope.sequence_of(i) is not None]
-            if not stager.removed:
-                return "add " + ", ".join(added)
-            cleared = f"clear {self._name!r} ({len(stager.removed)} item(s))"
-            return cleared + (f", then add {len(added)}" if added else "")
-
-        written = write_commit(lease, stage, message=message, author=self._config.author)
-        if written is not None:
-            self._mirror.apply(written)
+    A write is one section with no pause in it, so cancellation lands only while
+    waiting for the store, before anything is staged.
+    """
+    if token is None:
+        return await work
+    if token.is_cancelled():
+        work.close()
+        raise asyncio.CancelledError("the cancellation token was cancelled")
+    task = asyncio.ensure_future(work)
+    token.link_future(task)
+    return await task

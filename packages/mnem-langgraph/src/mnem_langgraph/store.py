@@ -8,16 +8,18 @@ from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import cast
 
+import mnem
 from langgraph.store.base import BaseStore, GetOp, Item, Op, Result
 
-from mnem_adapter_kit import HandlePolicy, Lease, Stager, attach, write_commit
+from mnem_adapter_kit import Transaction, attach, from_ms, write
+from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.payloads import check_text
 from mnem_adapter_kit.writes import clear_abandoned_staging
 
-from .history import ItemOrigin, StoreCommit, item_commits
+from .history import ItemOrigin, StoreCommit, is_item_id
 from .namespaces import check_op, node_id_or_none
 from .plan import Plan, Write, describe
-from .values import content, from_ms
+from .values import content
 from .view import ItemView, Snapshot, decode_node
 
 
@@ -57,9 +59,7 @@ class MnemosyneStore(BaseStore):
                 "Rank results with your own vector store, or use InMemoryStore(index=...)"
             )
         self._author = check_text(author, "the author")
-        self._client = attach(
-            store_path, create=create, policy=HandlePolicy(busy_timeout=busy_timeout), owner=self
-        )
+        self._client = attach(store_path, create=create, busy_timeout=busy_timeout, owner=self)
         self._view = ItemView()
 
     @property
@@ -72,76 +72,74 @@ class MnemosyneStore(BaseStore):
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Answer every op in order; the batch's writes, if any change anything, are one commit."""
         plan = Plan.of(ops)
-        with self._client.session() as lease:
-            return self._execute(lease, plan)
+        with self._client.session() as engine:
+            return self._execute(engine, plan)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """:meth:`batch` for coroutines: waits for the store without blocking the loop."""
         plan = Plan.of(ops)
-        async with self._client.asession() as lease:
-            return self._execute(lease, plan)
+        async with self._client.asession() as engine:
+            return self._execute(engine, plan)
 
     # --- history and branches -------------------------------------------------
 
     def branch(self, name: str) -> None:
         """Create the branch ``name`` at HEAD (without checking it out)."""
         check_text(name, "the branch name")
-        with self._client.session() as lease:
-            lease.new_branch(name)
+        with self._client.session() as engine:
+            engine.new_branch(name)
 
     async def abranch(self, name: str) -> None:
         """:meth:`branch` for coroutines."""
         check_text(name, "the branch name")
-        async with self._client.asession() as lease:
-            lease.new_branch(name)
+        async with self._client.asession() as engine:
+            engine.new_branch(name)
 
     def switch(self, name: str) -> None:
         """Check out ``name`` (a branch, or a commit for a read-only look back)."""
         check_text(name, "the branch or commit")
-        with self._client.session() as lease:
-            _switch(lease, name)
+        with self._client.session() as engine:
+            _switch(engine, name)
 
     async def aswitch(self, name: str) -> None:
         """:meth:`switch` for coroutines."""
         check_text(name, "the branch or commit")
-        async with self._client.asession() as lease:
-            _switch(lease, name)
+        async with self._client.asession() as engine:
+            _switch(engine, name)
 
     def why(self, namespace: Sequence[str], key: str) -> ItemOrigin | None:
         """The commit, time and provenance that set the item's current value; None if absent."""
         node = _item_id(namespace, key)
-        with self._client.session() as lease:
-            return self._why(lease, node)
+        return None if node is None else self._client.walk(lambda engine: self._why(engine, node))
 
     async def awhy(self, namespace: Sequence[str], key: str) -> ItemOrigin | None:
         """:meth:`why` for coroutines."""
         node = _item_id(namespace, key)
-        async with self._client.asession() as lease:
-            return self._why(lease, node)
+        if node is None:
+            return None
+        return await self._client.awalk(lambda engine: self._why(engine, node))
 
     def history(self, limit: int | None = None) -> list[StoreCommit]:
         """The commits that changed LangGraph items, newest first (at most ``limit``)."""
-        with self._client.session() as lease:
-            return item_commits(lease, limit)
+        return self._client.walk(lambda engine: _item_commits(engine, limit))
 
     async def ahistory(self, limit: int | None = None) -> list[StoreCommit]:
         """:meth:`history` for coroutines."""
-        async with self._client.asession() as lease:
-            return item_commits(lease, limit)
+        return await self._client.awalk(lambda engine: _item_commits(engine, limit))
 
     def get_at(self, namespace: Sequence[str], key: str, commit: str) -> Item | None:
         """The item as it was at ``commit`` (a commit id, id prefix or branch); None if absent."""
         node = _item_id(namespace, key)
         check_text(commit, "the commit")
-        with self._client.session() as lease:
-            return _get_at(lease, node, commit)
+        with self._client.session() as engine:
+            return _get_at(engine, node, commit)
 
     async def aget_at(self, namespace: Sequence[str], key: str, commit: str) -> Item | None:
         """:meth:`get_at` for coroutines."""
         node = _item_id(namespace, key)
         check_text(commit, "the commit")
-        async with self._client.asession() as lease:
-            return _get_at(lease, node, commit)
+        async with self._client.asession() as engine:
+            return _get_at(engine, node, commit)
 
     # --- lifetime -------------------------------------------------------------
 
@@ -174,32 +172,25 @@ class MnemosyneStore(BaseStore):
 
     # --- internals ------------------------------------------------------------
 
-    def _execute(self, lease: Lease, plan: Plan) -> list[Result]:
-        snapshot = self._view.at_head(lease)
+    def _execute(self, engine: mnem.Store, plan: Plan) -> list[Result]:
+        snapshot = self._view.at_head(engine)
         results = plan.answer(snapshot)
         changes = [
-            write
-            for write in plan.writes
-            if write.prepared is not None or write.node_id in snapshot.items
+            change
+            for change in plan.writes
+            if change.prepared is not None or change.node_id in snapshot.items
         ]
         if changes:
-            written = write_commit(
-                lease,
-                lambda stager: _stage(stager, changes, snapshot),
-                message=describe(changes),
-                author=self._author,
-            )
-            if written is not None:
-                self._view.apply(written)
+            with write(engine, author=self._author, mirror=self._view.mirror) as tx:
+                _stage(tx, changes, snapshot)
+                tx.message = describe(changes)
         return results
 
-    def _why(self, lease: Lease, node: str | None) -> ItemOrigin | None:
-        if node is None:
-            return None
-        stored = self._view.at_head(lease).items.get(node)
+    def _why(self, engine: mnem.Store, node: str) -> kit_history.Walk[ItemOrigin | None]:
+        stored = self._view.at_head(engine).items.get(node)
         if stored is None:
             return None
-        blame = lease.blame(node)
+        blame = yield from kit_history.origin(engine, node)
         return ItemOrigin(
             namespace=stored.namespace,
             key=stored.key,
@@ -210,20 +201,36 @@ class MnemosyneStore(BaseStore):
         )
 
 
-def _stage(stager: Stager, changes: list[Write], snapshot: Snapshot) -> None:
+def _item_commits(engine: mnem.Store, limit: int | None) -> kit_history.Walk[list[StoreCommit]]:
+    """HEAD's commits that changed items, newest first, each change checked on both sides."""
+    found: list[StoreCommit] = []
+    for record in kit_history.chain(engine):
+        if limit is not None and len(found) >= limit:
+            break
+        changed = yield from kit_history.changes_of(engine, record.id)
+        if not any(map(is_item_id, changed)):
+            continue
+        sides = yield from kit_history.node_changes_of(engine, record)
+        commit = StoreCommit.of_sides(record, sides)
+        if commit.changes:
+            found.append(commit)
+    return found
+
+
+def _stage(tx: Transaction, changes: list[Write], snapshot: Snapshot) -> None:
     """Stage a batch's writes; puts keep the item's ``created_at`` and stamp ``updated_at``."""
     now = time.time_ns() // 1_000_000
-    for write in changes:
-        node = cast(str, write.node_id)
-        if write.prepared is None:
-            stager.remove(node)
+    for change in changes:
+        node = cast(str, change.node_id)
+        if change.prepared is None:
+            tx.remove(node)
             continue
         existing = snapshot.items.get(node)
         created = now if existing is None else existing.created_ms
-        stager.add(
+        tx.add(
             node,
-            content(write.prepared, created, max(now, created)),
-            provenance=write.prepared.provenance,
+            content(change.prepared, created, max(now, created)),
+            provenance=change.prepared.provenance,
         )
 
 
@@ -234,13 +241,13 @@ def _item_id(namespace: Sequence[str], key: str) -> str | None:
     return node_id_or_none(namespace, key)
 
 
-def _switch(lease: Lease, name: str) -> None:
-    clear_abandoned_staging(lease)
-    lease.checkout(name)
+def _switch(engine: mnem.Store, name: str) -> None:
+    clear_abandoned_staging(engine)
+    engine.checkout(name)
 
 
-def _get_at(lease: Lease, node: str | None, commit: str) -> Item | None:
-    state = lease.state_at(lease.resolve(commit))
+def _get_at(engine: mnem.Store, node: str | None, commit: str) -> Item | None:
+    state = kit_history.state(engine, engine.resolve(commit))
     found = None if node is None else state.get(node)
     stored = None if found is None else decode_node(found)
     return None if stored is None else stored.item()

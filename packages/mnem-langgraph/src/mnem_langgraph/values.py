@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 from typing import Any, TypeGuard
 
 import mnem
 from langgraph.store.base import Item, SearchItem
 
-from mnem_adapter_kit import InvalidInputError, from_json_text, to_json_text
+from mnem_adapter_kit import InvalidInputError, from_json_text, from_ms, to_json_text
 from mnem_adapter_kit.payloads import check_text
 
 from .namespaces import Namespace
@@ -30,13 +29,6 @@ from .namespaces import Namespace
 FORMAT = "mnem-langgraph/1"
 META_KEY = "_meta"
 PROVENANCE_FIELDS = ("agent_step", "observation", "tool_call", "source", "note")
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def from_ms(ms: int) -> datetime:
-    """A timezone-aware UTC datetime from engine milliseconds, without float rounding."""
-    return _EPOCH + timedelta(milliseconds=ms)
 
 
 @dataclass(frozen=True)

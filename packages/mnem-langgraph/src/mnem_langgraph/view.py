@@ -2,20 +2,18 @@
 
 One :class:`~mnem_adapter_kit.ScopeMirror` follows every langgraph-family node,
 so while HEAD does not move nothing is read from the engine, and when it moves
-only the difference is. The view listens to the mirror's changes and decodes
-each node once, when it changes. Each HEAD gets one immutable
-:class:`Snapshot`, whose search order and namespace list are computed at most
-once.
+only the difference is; each node is decoded once, when it changes. Each HEAD
+gets one immutable :class:`Snapshot`, whose search order and namespace list
+are computed at most once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import cached_property
 
 import mnem
 
-from mnem_adapter_kit import Lease, ScopeMirror, Written
+from mnem_adapter_kit import ScopeMirror
 
 from .namespaces import Namespace, is_family_id, locate
 from .values import Stored, decode
@@ -43,41 +41,21 @@ class ItemView:
     """The committed langgraph items, kept current by commit id."""
 
     def __init__(self) -> None:
-        self._mirror = ScopeMirror(is_family_id, self)
-        self._items: dict[str, Stored] = {}
+        self.mirror: ScopeMirror[Stored] = ScopeMirror(is_family_id, decode_node)
         self._snapshot: Snapshot | None = None
 
-    def at_head(self, lease: Lease) -> Snapshot:
+    def at_head(self, engine: mnem.Store) -> Snapshot:
         """The items at the store's HEAD commit."""
-        self._mirror.sync(lease)
+        self.mirror.sync(engine)
         snapshot = self._snapshot
-        if snapshot is None or snapshot.commit != self._mirror.commit:
-            snapshot = self._snapshot = Snapshot(self._mirror.commit, dict(self._items))
+        if snapshot is None or snapshot.commit != self.mirror.commit:
+            snapshot = self._snapshot = Snapshot(self.mirror.commit, dict(self.mirror.values))
         return snapshot
-
-    def apply(self, written: Written) -> None:
-        """Take in a write this store just committed."""
-        self._mirror.apply(written)
 
     def forget(self) -> None:
         """Drop everything held; the next read starts from the store."""
-        self._mirror.invalidate()
-        self._items = {}
+        self.mirror.invalidate()
         self._snapshot = None
-
-    def reset(self, nodes: Mapping[str, mnem.MemoryNode]) -> None:
-        """The mirror loaded whole: decode every node."""
-        self._items = {}
-        for node_id, node in nodes.items():
-            self.changed(node_id, node)
-
-    def changed(self, node_id: str, node: mnem.MemoryNode | None) -> None:
-        """One node changed: decode it, or drop it."""
-        stored = None if node is None else decode_node(node)
-        if stored is None:
-            self._items.pop(node_id, None)
-        else:
-            self._items[node_id] = stored
 
 
 def decode_node(node: mnem.MemoryNode) -> Stored | None:

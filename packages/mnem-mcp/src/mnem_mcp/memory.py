@@ -1,34 +1,35 @@
-"""The store operations behind the tools and resources, one leased session each.
+"""The store operations behind the tools and resources.
 
 Everything reaches the engine through the kit: :func:`mnem_adapter_kit.attach`
-gives a claim that opens the store on demand, lets its lock go when idle (so
-another process, another ``mnem-mcp`` among them, can take its turn) and waits
-a bounded time before ``busy``. Every write is one
-:func:`~mnem_adapter_kit.write_commit`. Reads of the current state go through
-a :class:`~mnem_adapter_kit.ScopeMirror` over the whole store, so repeated
-reads cost nothing until HEAD moves and then only the difference.
+gives a claim that opens the store on demand, lets its lock go when idle or
+when another process (another ``mnem-mcp`` among them) waits, and waits a
+bounded time before ``busy``. Every write is one :func:`~mnem_adapter_kit.write`
+block. Reads of the current state go through a
+:class:`~mnem_adapter_kit.ScopeMirror` over the whole store, so repeated reads
+cost nothing until HEAD moves and then only the difference. History tools are
+walks (:mod:`mnem_adapter_kit.history`): they pause between engine reads, so
+other requests get the store and a cancelled request stops.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import mnem
 
 from mnem_adapter_kit import (
-    HandlePolicy,
     InvalidInputError,
     InvalidRefError,
-    Lease,
     ScopeMirror,
-    Stager,
+    Transaction,
     attach,
-    write_commit,
+    describe,
+    write,
 )
+from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.payloads import check_text
 from mnem_adapter_kit.writes import branch_of, clear_abandoned_staging
 
@@ -78,11 +79,10 @@ class MemoryService:
         self._client = attach(
             settings.path,
             create=settings.create,
-            policy=HandlePolicy(busy_timeout=settings.busy_timeout),
+            busy_timeout=settings.busy_timeout,
             owner=self,
         )
-        self._mirror = ScopeMirror(lambda _node_id: True)
-        self._commits: dict[str, CommitInfo] = {}
+        self._mirror: ScopeMirror[mnem.MemoryNode] = ScopeMirror(_everything, _as_is)
 
     @property
     def root(self) -> str:
@@ -92,11 +92,6 @@ class MemoryService:
     def close(self) -> None:
         """Give up the claim on the store; its lock goes with the last claim."""
         self._client.close()
-
-    @asynccontextmanager
-    async def _session(self) -> AsyncIterator[Lease]:
-        async with self._client.asession() as lease:
-            yield lease
 
     # --- writes ---------------------------------------------------------------
 
@@ -111,36 +106,33 @@ class MemoryService:
             check_content(node.content, f"the content of {node.node_id!r}")
             self._check_provenance(node)
         _check_message(message)
-        ids = ", ".join(node.node_id for node in nodes[:5])
-        more = f" and {len(nodes) - 5} more" if len(nodes) > 5 else ""
-        text = message or f"{verb} {ids}{more}"
-
-        def stage(stager: Stager) -> None:
-            for node in nodes:
-                stager.add(
-                    node.node_id,
-                    node.content,
-                    provenance=node.provenance.to_engine() if node.provenance else None,
-                    event_time=node.event_time,
-                )
-                if holds_float(node.content):
-                    _check_kept(stager.lease, node)
-
-        async with self._session() as lease:
-            return self._write(lease, stage, text)
+        async with self._client.asession() as engine:
+            with write(engine, author=self.settings.author, mirror=self._mirror) as tx:
+                for node in nodes:
+                    tx.add(
+                        node.node_id,
+                        node.content,
+                        provenance=node.provenance.to_engine() if node.provenance else None,
+                        event_time=node.event_time,
+                    )
+                    if holds_float(node.content):
+                        _check_kept(engine, node)
+                tx.message = message or describe(verb, [node.node_id for node in nodes])
+            return self._written(engine, tx)
 
     async def forget(self, node_id: str, message: str | None) -> Written:
         """Remove ``node_id`` from memory as one commit; its history stays."""
         self._writable(node_id)
         _check_message(message)
-        async with self._session() as lease:
-            if node_id not in self._mirror.sync(lease):
+        async with self._client.asession() as engine:
+            if node_id not in self._mirror.sync(engine):
                 raise InvalidRefError(
                     f"there is no node {node_id!r} in memory to forget", store_path=self.root
                 )
-            return self._write(
-                lease, lambda stager: stager.remove(node_id), message or f"forget {node_id}"
-            )
+            with write(engine, author=self.settings.author, mirror=self._mirror) as tx:
+                tx.remove(node_id)
+                tx.message = message or f"forget {node_id}"
+            return self._written(engine, tx)
 
     def _writable(self, node_id: str) -> None:
         check_node_id(node_id, allow_adapter_ids=self.settings.allow_adapter_ids)
@@ -153,14 +145,12 @@ class MemoryService:
             if value is not None:
                 check_text(value, f"provenance.{field} of {node.node_id!r}")
 
-    def _write(self, lease: Lease, stage: Callable[[Stager], None], message: str) -> Written:
-        self._mirror.sync(lease)
-        written = write_commit(lease, stage, message=message, author=self.settings.author)
-        assert written is not None, "every write stages at least one change"
-        self._mirror.apply(written)
+    @staticmethod
+    def _written(engine: mnem.Store, tx: Transaction) -> Written:
+        assert tx.commit is not None, "every write stages at least one change"
+        (record,) = kit_history.chain(engine)[:1]
         return Written(
-            commit=self._commit_at_head(lease),
-            changes=_kinds(lease.changed_by(written.commit)),
+            commit=CommitInfo.of(record), changes=dict(kit_history.changes(engine, tx.commit))
         )
 
     # --- reads ----------------------------------------------------------------
@@ -177,14 +167,14 @@ class MemoryService:
         """One node, or every node (filtered and paged), now or as of ``at``."""
         if at is not None:
             _ref(at, "at")
-        async with self._session() as lease:
+        async with self._client.asession() as engine:
             if at is None:
-                commit = lease.head_commit()
-                state: Mapping[str, mnem.MemoryNode] = self._mirror.sync(lease)
-                branch = branch_of(lease)
+                commit = engine.head_commit()
+                state: Mapping[str, mnem.MemoryNode] = self._mirror.sync(engine)
+                branch = branch_of(engine)
             else:
-                commit = lease.resolve(at)
-                state = lease.state_at(commit)
+                commit = engine.resolve(at)
+                state = kit_history.state(engine, commit)
                 branch = None
         if node_id is not None:
             found = state.get(node_id)
@@ -207,37 +197,36 @@ class MemoryService:
         )
 
     async def history(self, node_id: str | None, limit: int) -> History:
-        """Commits reachable from HEAD, newest first; only those changing ``node_id`` if given."""
-        found: list[CommitChanges] = []
-        truncated = False
-        async with self._session() as lease:
-            commits = lease.log(limit=None if node_id is not None else limit + 1)
-            for commit in commits:
-                changes = _kinds(lease.changed_by(commit.id))
-                if node_id is not None and node_id not in changes:
-                    continue
-                if len(found) == limit:
-                    truncated = True
-                    break
-                found.append(CommitChanges(commit=self._remember_commit(commit), changes=changes))
-        return History(commits=found, truncated=truncated)
+        """Commits of this branch, newest first; only those changing ``node_id`` if given."""
+
+        wanted = None if node_id is None else node_id.__eq__
+        found, truncated = await self._client.awalk(
+            lambda engine: kit_history.commits_changing(engine, wanted, limit=limit)
+        )
+        return History(
+            commits=[
+                CommitChanges(commit=CommitInfo.of(record), changes=dict(changes))
+                for record, changes in found
+            ],
+            truncated=truncated,
+        )
 
     async def why(self, node_id: str, at: str | None) -> Why:
         """The commit that gave ``node_id`` its value as of ``at`` (default HEAD)."""
         if at is not None:
             _ref(at, "at")
-        async with self._session() as lease:
-            where = "HEAD" if at is None else repr(at)
-            commit = lease.head_commit() if at is None else lease.resolve(at)
-            state = self._mirror.sync(lease) if at is None else None
-            if commit is None or (state is not None and node_id not in state):
+
+        def job(engine: mnem.Store) -> kit_history.Walk[tuple[mnem.Blame, CommitInfo]]:
+            if at is None and node_id not in self._mirror.sync(engine):
                 raise InvalidRefError(
-                    f"there is no node {node_id!r} in memory at {where}; "
+                    f"there is no node {node_id!r} in memory at HEAD; "
                     "'history' shows when it was forgotten",
                     store_path=self.root,
                 )
-            blame = lease.blame(node_id, commit)
-            info = self._commit_info(lease, blame.commit)
+            blame = yield from kit_history.origin(engine, node_id, at)
+            return blame, self._commit_info(engine, blame.commit)
+
+        blame, info = await self._client.awalk(job)
         return Why(
             node=Node.of(blame.node),
             commit=info,
@@ -248,8 +237,8 @@ class MemoryService:
     async def when_did(self, node_id: str, condition: Condition, value: Any) -> WhenDid:
         """Since which commit of this branch ``condition`` has held for ``node_id``.
 
-        Walks the first-parent chain back from HEAD through the store's change
-        index and stops at the commit that last made the condition true, so a
+        Walks the first-parent chain back from HEAD over the commits that changed
+        the node and stops at the one that last made the condition true, so a
         value that came, went and came back is dated from its latest return.
         """
         if condition != "equals" and value is not None:
@@ -266,34 +255,26 @@ class MemoryService:
                 return node is None
             return node is not None and canonical(node.content) == wanted
 
-        async with self._session() as lease:
-            head = lease.head_commit()
-            if head is None or not holds(self._mirror.sync(lease).get(node_id)):
-                return WhenDid(holds_now=False, commit=None, since_first_commit=False)
-            chain = lease.log(first_parent=True)
-            for commit in chain:
-                if node_id not in lease.changed_by(commit.id):
-                    continue
-                if not holds(_node_before(lease, commit, node_id)):
-                    return WhenDid(
-                        holds_now=True,
-                        commit=self._remember_commit(commit),
-                        since_first_commit=False,
-                    )
-            return WhenDid(
-                holds_now=True, commit=self._remember_commit(chain[-1]), since_first_commit=True
-            )
+        found = await self._client.awalk(
+            lambda engine: kit_history.since_when(engine, node_id, holds)
+        )
+        if found is None:
+            return WhenDid(holds_now=False, commit=None, since_first_commit=False)
+        record, from_the_start = found
+        return WhenDid(
+            holds_now=True, commit=CommitInfo.of(record), since_first_commit=from_the_start
+        )
 
     async def whats_new(self, since: str | None) -> WhatsNew:
         """Every node changed since ``since``; by default, what the latest commit changed."""
         if since is not None:
             _ref(since, "since")
-        async with self._session() as lease:
-            head = lease.head_commit()
+        async with self._client.asession() as engine:
+            head = engine.head_commit()
             if since is not None:
-                base: str | None = lease.resolve(since)
+                base: str | None = engine.resolve(since)
             elif head is not None:
-                parents = self._commit_at_head(lease).parents
+                parents = kit_history.chain(engine)[0].parents
                 base = parents[0] if parents else None
             else:
                 base = None
@@ -302,7 +283,7 @@ class MemoryService:
             elif base is None:
                 changes = [
                     Change(node_id=key, kind="added", before=None, after=Node.of(node))
-                    for key, node in sorted(lease.state_at(head).items())
+                    for key, node in sorted(kit_history.state(engine, head).items())
                 ]
             else:
                 changes = [
@@ -312,17 +293,18 @@ class MemoryService:
                         before=node_or_none(change.old),
                         after=node_or_none(change.new),
                     )
-                    for change in lease.diff(base, head)
+                    for change in engine.diff(base, head)
                 ]
         return WhatsNew(head=head, since=base, changes=changes)
 
     async def commit(self, ref: str) -> CommitChanges:
         """A commit (any commit-ish) and what it changed against its first parent."""
         _ref(ref, "the commit")
-        async with self._session() as lease:
-            commit = lease.resolve(ref)
+        async with self._client.asession() as engine:
+            commit = engine.resolve(ref)
             return CommitChanges(
-                commit=self._commit_info(lease, commit), changes=_kinds(lease.changed_by(commit))
+                commit=self._commit_info(engine, commit),
+                changes=dict(kit_history.changes(engine, commit)),
             )
 
     # --- branches -------------------------------------------------------------
@@ -332,22 +314,22 @@ class MemoryService:
         _ref(name, "the branch name")
         if start is not None:
             _ref(start, "start")
-        async with self._session() as lease:
-            lease.new_branch(name, start=start)
-            return _branch_state(lease)
+        async with self._client.asession() as engine:
+            engine.new_branch(name, start=start)
+            return _branch_state(engine)
 
     async def switch(self, name: str) -> BranchState:
         """Move HEAD to branch ``name``; a commit id is refused, so writes always land on a branch."""
         _ref(name, "the branch name")
-        async with self._session() as lease:
-            if name not in dict(lease.branches()):
+        async with self._client.asession() as engine:
+            if name not in dict(engine.branches()):
                 raise InvalidRefError(
                     f"there is no branch {name!r}; 'recall_at' reads any commit without switching",
                     store_path=self.root,
                 )
-            clear_abandoned_staging(lease)
-            lease.checkout(name)
-            return _branch_state(lease)
+            clear_abandoned_staging(engine)
+            engine.checkout(name)
+            return _branch_state(engine)
 
     async def merge(
         self,
@@ -368,13 +350,13 @@ class MemoryService:
                 picks[node_id] = mnem.MemoryNode(id=node_id, content=pick.content)
             else:
                 picks[node_id] = pick
-        async with self._session() as lease:
-            if branch_of(lease) is None:
+        async with self._client.asession() as engine:
+            if branch_of(engine) is None:
                 raise InvalidRefError(
                     "HEAD is detached; switch to a branch first", store_path=self.root
                 )
-            clear_abandoned_staging(lease)
-            result = lease.merge(
+            clear_abandoned_staging(engine)
+            result = engine.merge(
                 source,
                 resolutions=picks or None,
                 strategy=strategy,
@@ -398,26 +380,16 @@ class MemoryService:
 
     # --- commit metadata ------------------------------------------------------
 
-    def _remember_commit(self, commit: mnem.Commit) -> CommitInfo:
-        info = self._commits.get(commit.id)
-        if info is None:
-            info = self._commits[commit.id] = CommitInfo.of(commit)
-        return info
-
-    def _commit_at_head(self, lease: Lease) -> CommitInfo:
-        return self._remember_commit(lease.log(first_parent=True, limit=1)[0])
-
-    def _commit_info(self, lease: Lease, commit: str) -> CommitInfo:
-        """A commit's metadata; commits are immutable, so each is looked up once."""
-        if commit not in self._commits:
-            for entry in lease.log():
-                self._remember_commit(entry)
-        return self._commits.get(commit) or CommitInfo.bare(commit)
+    @staticmethod
+    def _commit_info(engine: mnem.Store, commit: str) -> CommitInfo:
+        """A commit's metadata, or just its id if HEAD's history does not hold it."""
+        found = kit_history.record(engine, commit)
+        return CommitInfo.bare(commit) if found is None else CommitInfo.of(found)
 
 
-def _check_kept(lease: Lease, node: NewNode) -> None:
+def _check_kept(engine: mnem.Store, node: NewNode) -> None:
     """Refuse content whose floats the engine would change (read back from staging)."""
-    kept = lease.working_node(node.node_id)
+    kept = engine.working_node(node.node_id)
     stored = None if kept is None else kept.content
     if canonical(stored) != canonical(node.content):
         where = first_change(node.content, stored, f"the content of {node.node_id!r}")
@@ -437,15 +409,6 @@ def _ref(text: str, what: str) -> None:
     check_text(text, what)
 
 
-def _node_before(lease: Lease, commit: mnem.Commit, node_id: str) -> mnem.MemoryNode | None:
-    if not commit.parents:
-        return None
-    for change in lease.diff(commit.parents[0], commit.id):
-        if change.id == node_id:
-            return change.old
-    return None
-
-
 _KINDS: dict[str, ChangeKind] = {"added": "added", "modified": "modified", "removed": "removed"}
 
 
@@ -453,11 +416,15 @@ def _kind(kind: str) -> ChangeKind:
     return _KINDS[kind]
 
 
-def _kinds(changes: Mapping[str, str]) -> dict[str, ChangeKind]:
-    return {node_id: _kind(kind) for node_id, kind in changes.items()}
-
-
-def _branch_state(lease: Lease) -> BranchState:
+def _branch_state(engine: mnem.Store) -> BranchState:
     return BranchState(
-        current=branch_of(lease), head=lease.head_commit(), branches=dict(lease.branches())
+        current=branch_of(engine), head=engine.head_commit(), branches=dict(engine.branches())
     )
+
+
+def _everything(_node_id: str) -> bool:
+    return True
+
+
+def _as_is(node: mnem.MemoryNode) -> mnem.MemoryNode:
+    return node

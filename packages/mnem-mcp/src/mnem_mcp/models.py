@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Annotated, Literal
 
 import mnem
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from mnem_adapter_kit import CommitRecord, from_ms
 
 NodeId = Annotated[
     str,
@@ -142,13 +143,13 @@ class CommitInfo(BaseModel):
     parents: list[str] | None
 
     @classmethod
-    def of(cls, commit: mnem.Commit) -> CommitInfo:
+    def of(cls, commit: CommitRecord) -> CommitInfo:
         return cls(
             commit=commit.id,
             message=commit.message,
             author=commit.author,
-            time=iso_time(commit.time),
-            time_ms=commit.time,
+            time=iso_time(commit.time_ms),
+            time_ms=commit.time_ms,
             parents=list(commit.parents),
         )
 
@@ -255,8 +256,7 @@ class Merged(BaseModel):
 
 def iso_time(ms: int) -> str:
     """Engine milliseconds as ISO 8601 UTC text."""
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return from_ms(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def node_or_none(node: mnem.MemoryNode | None) -> Node | None:

@@ -17,16 +17,16 @@ from typing import Any
 
 import mnem
 
-from ..handles import HandlePolicy, Lease, attach
+from ..handles import attach
 from ..locations import STORE_DIR
 
 
 @contextmanager
-def _lease(path: str | os.PathLike[str]) -> Iterator[Lease]:
-    client = attach(path, create=True, policy=HandlePolicy(linger=0))
+def _lease(path: str | os.PathLike[str]) -> Iterator[mnem.Store]:
+    client = attach(path, create=True)
     try:
-        with client.session() as lease:
-            yield lease
+        with client.session() as engine:
+            yield engine
     finally:
         client.close()
 

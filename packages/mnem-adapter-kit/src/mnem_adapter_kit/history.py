@@ -1,0 +1,328 @@
+"""A store's history, once for every adapter: commits, their order, what each changed, origins.
+
+Order is the current branch's first-parent chain, newest first: the parent
+links settle commits made within one millisecond, which the engine's
+time-sorted full log does not.
+
+Everything derived from immutable engine objects (a commit's record, what it
+changed, its state, an item's origin as of a commit) is cached per process,
+keyed by commit id, so a repeated history call reads the engine only for
+commits it has not seen. The long reads (:func:`commits_changing`,
+:func:`origin`, :func:`first_where`, :func:`since_when`) are walks for
+:meth:`~mnem_adapter_kit.handles.StoreClient.walk`: they ``yield`` before each
+uncached engine call, where the store may pass to another caller and a
+cancelled task stops.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Generic, Literal, TypeVar
+
+import mnem
+
+from .errors import InvalidRefError
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+ChangeKind = Literal["added", "modified", "removed"]
+Walk = Generator[None, None, V]
+
+MESSAGE_NAMES = 5
+"""How many names a generated commit message lists before "and N more"."""
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def from_ms(ms: int) -> datetime:
+    """A timezone-aware UTC datetime from engine milliseconds, without float rounding."""
+    return _EPOCH + timedelta(milliseconds=ms)
+
+
+def describe(verb: str, names: Sequence[str]) -> str:
+    """A commit message such as ``"add a, b, c, d, e and 3 more"``."""
+    shown = ", ".join(names[:MESSAGE_NAMES])
+    hidden = len(names) - MESSAGE_NAMES
+    return f"{verb} {shown}" + (f" and {hidden} more" if hidden > 0 else "")
+
+
+@dataclass(frozen=True)
+class CommitRecord:
+    """One commit: who, when, why, and its parents (the first one is its branch's)."""
+
+    id: str
+    parents: tuple[str, ...]
+    time_ms: int
+    author: str
+    message: str
+
+    @property
+    def time(self) -> datetime:
+        return from_ms(self.time_ms)
+
+    @classmethod
+    def of(cls, commit: mnem.Commit) -> CommitRecord:
+        return cls(commit.id, tuple(commit.parents), commit.time, commit.author, commit.message)
+
+
+class _Lru(Generic[K, V]):
+    """A thread-safe least-recently-used map bounded by a total weight."""
+
+    def __init__(self, budget: int, weigh: Callable[[V], int] = lambda _: 1) -> None:
+        self._budget = budget
+        self._weigh = weigh
+        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._weight = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                return None
+            self._items.move_to_end(key)
+            return found[0]
+
+    def put(self, key: K, value: V) -> V:
+        weight = self._weigh(value)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._weight -= old[1]
+            self._items[key] = (value, weight)
+            self._weight += weight
+            while self._weight > self._budget and len(self._items) > 1:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self._weight -= dropped
+        return value
+
+
+_changes: _Lru[str, Mapping[str, ChangeKind]] = _Lru(1_000_000, lambda c: 1 + len(c))
+_chains: _Lru[str, tuple[CommitRecord, ...]] = _Lru(50_000, len)
+_states: _Lru[str, dict[str, mnem.MemoryNode]] = _Lru(200_000, lambda s: 1 + len(s))
+_node_changes: _Lru[str, tuple[mnem.NodeChange, ...]] = _Lru(200_000, lambda c: 1 + len(c))
+_origins: _Lru[tuple[str, str], mnem.Blame] = _Lru(100_000)
+
+
+# --- single engine calls, cached ------------------------------------------------
+
+
+def changes(engine: mnem.Store, commit: str) -> Mapping[str, ChangeKind]:
+    """What ``commit`` changed against its first parent: node id to change kind."""
+    found = _changes.get(commit)
+    if found is None:
+        found = _changes.put(commit, _kinds(engine.changed_by(commit)))
+    return found
+
+
+def state(engine: mnem.Store, commit: str) -> Mapping[str, mnem.MemoryNode]:
+    """Every node as of ``commit`` (shared: do not modify what it returns)."""
+    found = _states.get(commit)
+    if found is None:
+        found = _states.put(commit, engine.state_at(commit))
+    return found
+
+
+def chain(engine: mnem.Store) -> tuple[CommitRecord, ...]:
+    """HEAD's first-parent chain, newest first; only commits new to this process are read."""
+    head = engine.head_commit()
+    if head is None:
+        return ()
+    found = _chains.get(head)
+    if found is not None:
+        return found
+    limit = 8
+    while True:
+        batch = engine.log(first_parent=True, limit=limit)
+        for position, commit in enumerate(batch):
+            known = _chains.get(commit.id)
+            if known is not None:
+                newer = tuple(CommitRecord.of(c) for c in batch[:position])
+                return _chains.put(head, newer + known)
+        if len(batch) < limit or limit >= 4096:
+            break
+        limit *= 8
+    if len(batch) == limit:
+        batch = engine.log(first_parent=True)
+    return _chains.put(head, tuple(CommitRecord.of(c) for c in batch))
+
+
+def record(engine: mnem.Store, commit: str) -> CommitRecord | None:
+    """The record of ``commit`` if HEAD's history (any parent line) holds it."""
+    for known in chain(engine):
+        if known.id == commit:
+            return known
+    for entry in engine.log():
+        if entry.id == commit:
+            return CommitRecord.of(entry)
+    return None
+
+
+# --- walks ------------------------------------------------------------------------
+
+
+def changes_of(engine: mnem.Store, commit: str) -> Walk[Mapping[str, ChangeKind]]:
+    """:func:`changes`, pausing first if it has to read the engine."""
+    found = _changes.get(commit)
+    if found is None:
+        yield
+        found = changes(engine, commit)
+    return found
+
+
+def node_changes_of(engine: mnem.Store, entry: CommitRecord) -> Walk[tuple[mnem.NodeChange, ...]]:
+    """Each node ``entry`` changed against its first parent, with both sides; pauses to read."""
+    found = _node_changes.get(entry.id)
+    if found is None:
+        yield
+        if entry.parents:
+            found = tuple(engine.diff(entry.parents[0], entry.id))
+        else:
+            found = tuple(
+                mnem.NodeChange(node_id, "added", None, node)
+                for node_id, node in engine.state_at(entry.id).items()
+            )
+        _node_changes.put(entry.id, found)
+    return found
+
+
+def changes_along(
+    engine: mnem.Store, records: Sequence[CommitRecord]
+) -> Walk[list[Mapping[str, ChangeKind]]]:
+    """What each of ``records`` changed, pausing before each commit not yet read."""
+    found: list[Mapping[str, ChangeKind]] = []
+    for entry in records:
+        found.append((yield from changes_of(engine, entry.id)))
+    return found
+
+
+def commits_changing(
+    engine: mnem.Store,
+    owns: Callable[[str], bool] | None,
+    *,
+    limit: int | None = None,
+    after: str | None = None,
+) -> Walk[tuple[list[tuple[CommitRecord, dict[str, ChangeKind]]], bool]]:
+    """HEAD's commits that changed nodes ``owns`` accepts, newest first, with those changes.
+
+    With ``owns=None``, every commit (one that changed nothing included). At most
+    ``limit``; with ``after``, only commits older than that one. Also says
+    whether more such commits exist beyond the limit.
+    """
+    records = chain(engine)
+    if after is not None:
+        ids = [entry.id for entry in records]
+        records = records[ids.index(after) + 1 :] if after in ids else ()
+    found: list[tuple[CommitRecord, dict[str, ChangeKind]]] = []
+    for entry in records:
+        known = yield from changes_of(engine, entry.id)
+        own = {node_id: kind for node_id, kind in known.items() if owns is None or owns(node_id)}
+        if not own and owns is not None:
+            continue
+        if limit is not None and len(found) == limit:
+            return found, True
+        found.append((entry, own))
+    return found, False
+
+
+def origin(engine: mnem.Store, node_id: str, at: str | None = None) -> Walk[mnem.Blame]:
+    """The commit that gave ``node_id`` its value as of ``at`` (default HEAD), as the engine's blame.
+
+    Raises :class:`InvalidRefError` if the node is not in memory at ``at``.
+    """
+    records = chain(engine)
+    start = 0
+    if at is not None:
+        target = engine.resolve(at)
+        ids = [entry.id for entry in records]
+        if target not in ids:
+            return engine.blame(node_id, target)
+        start = ids.index(target)
+    for entry in records[start:]:
+        known = yield from changes_of(engine, entry.id)
+        kind = known.get(node_id)
+        if kind is None:
+            continue
+        if kind == "removed":
+            break
+        cached = _origins.get((node_id, entry.id))
+        if cached is None:
+            yield
+            cached = _origins.put((node_id, entry.id), engine.blame(node_id, entry.id))
+        return cached
+    where = "HEAD" if at is None else repr(at)
+    raise InvalidRefError(f"there is no node {node_id!r} in memory at {where}")
+
+
+def first_where(
+    engine: mnem.Store, holds: Callable[[Mapping[str, mnem.MemoryNode]], bool]
+) -> Walk[CommitRecord | None]:
+    """The first commit of HEAD's first-parent chain after which ``holds(state)`` is true.
+
+    ``holds`` is assumed to stay true once true; ``None`` if it is false at HEAD.
+    A bisection: one state read per probe, each probe a pause.
+    """
+    records = chain(engine)
+    if not records:
+        return None
+    oldest_first = records[::-1]
+    yield
+    if not holds(state(engine, oldest_first[-1].id)):
+        return None
+    yield
+    if holds(state(engine, oldest_first[0].id)):
+        return oldest_first[0]
+    false_at, true_at = 0, len(oldest_first) - 1
+    while true_at - false_at > 1:
+        middle = (false_at + true_at) // 2
+        yield
+        if holds(state(engine, oldest_first[middle].id)):
+            true_at = middle
+        else:
+            false_at = middle
+    return oldest_first[true_at]
+
+
+def since_when(
+    engine: mnem.Store, node_id: str, holds: Callable[[mnem.MemoryNode | None], bool]
+) -> Walk[tuple[CommitRecord, bool] | None]:
+    """Since which commit ``holds(node)`` has been true for ``node_id`` without a break.
+
+    Walks back over the commits that changed the node and stops at the one
+    that last made it true. Returns that commit, or the branch's first commit
+    and ``True`` if it held before any commit (``absent``, say); ``None`` if it
+    is false at HEAD.
+    """
+    records = chain(engine)
+    if not records:
+        return None
+    yield
+    current = state(engine, records[0].id).get(node_id)
+    if not holds(current):
+        return None
+    for position, entry in enumerate(records):
+        known = yield from changes_of(engine, entry.id)
+        if node_id not in known:
+            continue
+        before = None
+        if position + 1 < len(records):
+            yield
+            before = state(engine, records[position + 1].id).get(node_id)
+        if not holds(before):
+            return entry, False
+    return records[-1], True
+
+
+def _kinds(raw: Mapping[str, str]) -> Mapping[str, ChangeKind]:
+    kinds: dict[str, ChangeKind] = {}
+    for node_id, kind in raw.items():
+        if kind not in ("added", "modified", "removed"):
+            raise ValueError(f"the engine reported an unknown change kind {kind!r}")
+        kinds[node_id] = kind  # type: ignore[assignment]
+    return kinds
