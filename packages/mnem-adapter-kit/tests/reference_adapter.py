@@ -17,6 +17,7 @@ from mnem_adapter_kit import (
     ScopeMirror,
     Transaction,
     attach,
+    history,
     write,
 )
 from mnem_adapter_kit.testing.harness import AdapterHarness
@@ -87,6 +88,19 @@ class ReferenceList:
             state = self.mirror.sync(engine) if at is None else engine.state_at(engine.resolve(at))
             return [content for _, _, content in self.items(state)]
 
+    def history(self) -> list[str]:
+        found, _ = self.client.walk(lambda engine: history.commits_changing(engine, self.owns_item))
+        return [record.id for record, _ in found]
+
+    def origin(self, value: str) -> str:
+        with self.client.session() as engine:
+            items = self.items(self.mirror.sync(engine))
+        (node_id,) = [k for _, k, content in items if content == value]
+        return self.client.walk(lambda engine: history.origin(engine, node_id)).commit
+
+    def owns_item(self, node_id: str) -> bool:
+        return self.scope.sequence_of(node_id) is not None
+
     def ids(self) -> set[str]:
         with self.client.session() as engine:
             return {k for _, k, _ in self.items(self.mirror.sync(engine))}
@@ -96,6 +110,7 @@ class ReferenceHarness(AdapterHarness):
     author = "reference"
     supports_batch = True
     supports_read_at = True
+    supports_history = True
     adapter_class: type[ReferenceList] = ReferenceList
 
     def open(self, store: Any, scope: str, **options: Any) -> ReferenceList:
@@ -115,6 +130,12 @@ class ReferenceHarness(AdapterHarness):
 
     def read_at(self, adapter: Any, commit: str) -> list[str]:
         return list(adapter.read(commit))
+
+    def history(self, adapter: Any) -> list[str]:
+        return list(adapter.history())
+
+    def origin(self, adapter: Any, value: str) -> str:
+        return str(adapter.origin(value))
 
     def clear(self, adapter: Any) -> None:
         adapter.clear()
@@ -174,3 +195,27 @@ class StagesBeforeValidating(ReferenceList):
             for value in values:
                 engine.add(self.scope.sequence_item_id(99), str(value))
         super().write(values)
+
+
+class PicksIdsOutsideItsTurn(ReferenceList):
+    def write(self, values: list[str]) -> None:
+        for value in values:
+            if not isinstance(value, str):
+                raise InvalidInputError("values are str")
+        with self.client.session() as engine:
+            start = self.high_water(self.mirror.sync(engine)) + 1
+        with self.client.session() as engine, write(engine, author="reference") as tx:
+            for offset, value in enumerate(values):
+                tx.add(self.scope.sequence_item_id(start + offset), {"ref": value})
+
+
+class OrdersHistoryByTime(ReferenceList):
+    def history(self) -> list[str]:
+        with self.client.session() as engine:
+            return [c.id for c in engine.log() if any(map(self.owns_item, engine.changed_by(c.id)))]
+
+
+class AnswersWhyWithHead(ReferenceList):
+    def origin(self, value: str) -> str:
+        with self.client.session() as engine:
+            return str(engine.head_commit())

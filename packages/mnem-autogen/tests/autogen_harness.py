@@ -20,6 +20,7 @@ class AutogenHarness(AdapterHarness):
     author = "mnem-autogen"
     supports_read_at = True
     supports_sync_and_async = True
+    supports_history = True
 
     def open(
         self,
@@ -45,6 +46,13 @@ class AutogenHarness(AdapterHarness):
 
     def read_other_form(self, adapter: Any) -> list[str]:
         return [c.content for c in adapter.content]
+
+    def history(self, adapter: Any) -> list[str]:
+        return [commit.id for commit in asyncio.run(adapter.history())]
+
+    def origin(self, adapter: Any, value: str) -> str:
+        (item_id,) = [i.id for i in asyncio.run(adapter.items()) if i.content.content == value]
+        return str(asyncio.run(adapter.why(item_id)).commit)
 
     def clear(self, adapter: Any) -> None:
         asyncio.run(adapter.clear())

@@ -39,6 +39,7 @@ class LanggraphHarness(AdapterHarness):
     supports_batch = True
     supports_read_at = True
     supports_sync_and_async = True
+    supports_history = True
     invalid_scopes = frozenset({"", "u1.x"})
 
     def open(
@@ -75,6 +76,19 @@ class LanggraphHarness(AdapterHarness):
     def read_other_form(self, adapter: Any) -> list[str]:
         found = asyncio.run(adapter.store.asearch(adapter.namespace, limit=EVERYTHING))
         return [item.value["v"] for item in found if item.namespace == adapter.namespace]
+
+    def history(self, adapter: Any) -> list[str]:
+        return [
+            commit.id
+            for commit in adapter.store.history()
+            if any(namespace == adapter.namespace for namespace, _ in commit.changes)
+        ]
+
+    def origin(self, adapter: Any, value: str) -> str:
+        (key,) = [item.key for item in self._items(adapter) if item.value["v"] == value]
+        found = adapter.store.why(adapter.namespace, key)
+        assert found is not None
+        return str(found.commit)
 
     def clear(self, adapter: Any) -> None:
         adapter.store.batch(

@@ -103,6 +103,7 @@ class McpHarness(AdapterHarness):
     author = "mnem-mcp"
     supports_batch = True
     supports_read_at = True
+    supports_history = True
 
     def open(
         self,
@@ -150,6 +151,18 @@ class McpHarness(AdapterHarness):
 
     def read_at(self, adapter: Any, commit: str) -> list[str]:
         return [node["content"] for node in self._nodes(adapter, "recall_at", at=commit)]
+
+    def history(self, adapter: Any) -> list[str]:
+        log = self.call(adapter, "history", limit=PAGE)["commits"]
+        return [
+            entry["commit"]["commit"]
+            for entry in log
+            if any(adapter.owns(node_id) for node_id in entry["changes"])
+        ]
+
+    def origin(self, adapter: Any, value: str) -> str:
+        (node_id,) = [n["node_id"] for n in self._nodes(adapter) if n["content"] == value]
+        return str(self.call(adapter, "why", node_id=node_id)["commit"]["commit"])
 
     def clear(self, adapter: Any) -> None:
         for node in self._nodes(adapter):

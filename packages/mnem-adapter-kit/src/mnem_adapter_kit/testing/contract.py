@@ -15,11 +15,13 @@ overriding or deleting a standard test any other way fails
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+import mnem
 import pytest
 
 from ..errors import (
@@ -299,6 +301,59 @@ class AdapterContract:
                 self.harness.write(same_scope, "also a")
                 assert sorted(self.harness.read(first)) == ["also a", "from a"]
             assert self.harness.read(second) == ["from b"]
+
+    def test_writers_in_one_process_never_get_busy_and_lose_nothing(self, store: Path) -> None:
+        names = ["a", "a", "b", "b"]
+        adapters = [self.harness.open(store, name, busy_timeout=0.01) for name in names]
+        failures: list[BaseException] = []
+
+        def writer(n: int) -> None:
+            for i in range(12):
+                try:
+                    self.harness.write(adapters[n % len(adapters)], f"{n}-{i}")
+                except BaseException as exc:
+                    failures.append(exc)
+
+        threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        try:
+            assert failures == []
+            written = {
+                name: sorted(self.harness.read(a)) for name, a in zip(names, adapters, strict=True)
+            }
+        finally:
+            for adapter in adapters:
+                self.harness.close(adapter)
+        assert written["a"] == sorted(f"{n}-{i}" for n in (0, 1, 4, 5) for i in range(12))
+        assert written["b"] == sorted(f"{n}-{i}" for n in (2, 3, 6, 7) for i in range(12))
+        assert commit_count(store) == 8 * 12
+
+    def test_history_lists_commits_of_one_millisecond_in_parent_order(
+        self, store: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        self._require("supports_history")
+        monkeypatch.setattr(mnem._sdk, "_now_ms", lambda: 1_767_225_600_000)
+        with self.opened(store) as adapter:
+            for value in ["one", "two", "three", "four", "five"]:
+                self.harness.write(adapter, value)
+            listed = self.harness.history(adapter)
+        assert listed == [commit.id for commit in commits(store)]
+
+    def test_why_names_the_commit_that_set_each_value(self, store: Path) -> None:
+        self._require("supports_history")
+        with self.opened(store) as adapter, self.opened(store, "other") as other:
+            self.harness.write(adapter, "first")
+            self.harness.write(adapter, "second")
+            self.harness.write(other, "elsewhere")
+            self.harness.write(adapter, "third")
+            origins = [self.harness.origin(adapter, v) for v in ("first", "second", "third")]
+            history = self.harness.history(adapter)
+        chain = [commit.id for commit in commits(store)]
+        assert origins == [chain[3], chain[2], chain[0]]
+        assert history == [chain[0], chain[2], chain[3]]
 
     def test_sync_and_async_forms_agree(self, store: Path) -> None:
         self._require("supports_sync_and_async")

@@ -24,6 +24,8 @@ class AdapterHarness(ABC):
     """Whether :meth:`read_at` reads the scope as of a past commit."""
     supports_sync_and_async: ClassVar[bool] = False
     """Whether :meth:`read_other_form` reads through the adapter's other (sync/async) API."""
+    supports_history: ClassVar[bool] = False
+    """Whether :meth:`history` and :meth:`origin` read the scope's history."""
     invalid_scopes: ClassVar[frozenset[str]] = frozenset()
     """Scope names the adapter's framework forbids; opening them must raise ``ValueError``."""
 
@@ -60,6 +62,14 @@ class AdapterHarness(ABC):
 
     def read_other_form(self, adapter: Any) -> list[str]:
         """:meth:`read` through the adapter's other API form (if ``supports_sync_and_async``)."""
+        raise NotImplementedError
+
+    def history(self, adapter: Any) -> list[str]:
+        """The ids of the commits that changed the scope, newest first (if ``supports_history``)."""
+        raise NotImplementedError
+
+    def origin(self, adapter: Any, value: str) -> str:
+        """The id of the commit that set the item holding ``value`` (if ``supports_history``)."""
         raise NotImplementedError
 
     @abstractmethod
