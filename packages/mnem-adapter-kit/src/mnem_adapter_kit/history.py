@@ -45,11 +45,12 @@ def from_ms(ms: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=ms)
 
 
-def describe(verb: str, names: Sequence[str]) -> str:
-    """A commit message such as ``"add a, b, c, d, e and 3 more"``."""
+def describe(verb: str | None, names: Sequence[str]) -> str:
+    """A commit message such as ``"add a, b, c, d, e and 3 more"`` (no verb if ``None``)."""
     shown = ", ".join(names[:MESSAGE_NAMES])
     hidden = len(names) - MESSAGE_NAMES
-    return f"{verb} {shown}" + (f" and {hidden} more" if hidden > 0 else "")
+    lead = "" if verb is None else f"{verb} "
+    return lead + shown + (f" and {hidden} more" if hidden > 0 else "")
 
 
 @dataclass(frozen=True)

@@ -2,29 +2,32 @@
 
 Like ``InMemoryStore``, every read in a batch sees the store as it was before
 the batch, and the batch's writes apply afterwards, the last op on each
-``(namespace, key)`` winning. Here they apply as one commit.
+``(namespace, key)`` winning. Here they apply as one commit (per shard). A read
+is answered in two steps so that it can span shards: each shard's snapshot
+gives a :func:`partial` answer, and :func:`combine` merges them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langgraph.store.base import GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
 
 from mnem_adapter_kit import InvalidInputError
+from mnem_adapter_kit import describe as kit_describe
 
 from . import filters
 from .namespaces import Namespace, check_op, has_prefix, list_namespaces, node_id, node_id_or_none
-from .values import Prepared, prepare
-from .view import Snapshot
-
-MESSAGE_ENTRIES = 5
+from .values import Prepared, Stored, prepare
+from .view import Snapshot, search_order
 
 
 @dataclass(frozen=True)
 class Get:
+    namespace: Namespace
     node_id: str | None
 
 
@@ -81,17 +84,13 @@ class Plan:
                 writes[(write.namespace, write.key)] = write
                 reads.append(None)
             elif isinstance(op, GetOp):
-                reads.append(Get(node_id_or_none(op.namespace, op.key)))
+                reads.append(Get(tuple(op.namespace), node_id_or_none(op.namespace, op.key)))
             elif isinstance(op, SearchOp):
                 conditions = filters.check(op.filter)
                 reads.append(Search(tuple(op.namespace_prefix), conditions, op.limit, op.offset))
             else:
                 reads.append(ListNamespaces(op))
         return cls(reads, list(writes.values()))
-
-    def answer(self, snapshot: Snapshot) -> list[Result]:
-        """Every op's result, as of ``snapshot`` (writes answer ``None``)."""
-        return [None if read is None else _answer(read, snapshot) for read in self.reads]
 
 
 def _write(op: PutOp, index: int) -> Write:
@@ -107,23 +106,33 @@ def _write(op: PutOp, index: int) -> Write:
     return Write(namespace, op.key, node, prepare(op.value, f"the value of op {index}"))
 
 
-def _answer(read: Read, snapshot: Snapshot) -> Result:
+def partial(read: Read, snapshot: Snapshot) -> Any:
+    """What one shard's ``snapshot`` contributes to the answer of ``read``."""
     if isinstance(read, Get):
-        stored = None if read.node_id is None else snapshot.items.get(read.node_id)
-        return None if stored is None else stored.item()
+        return None if read.node_id is None else snapshot.items.get(read.node_id)
     if isinstance(read, Search):
-        found = [
+        return [
             stored
             for stored in snapshot.ordered
             if has_prefix(stored.namespace, read.prefix)
             and filters.matches(stored.value, read.conditions)
         ]
-        return [stored.search_item() for stored in found[read.offset : read.offset + read.limit]]
-    return list_namespaces(snapshot.namespaces, read.op)
+    return snapshot.namespaces
+
+
+def combine(read: Read, partials: Sequence[Any]) -> Result:
+    """The answer of ``read`` from the partial answers of every shard it spans."""
+    if isinstance(read, Get):
+        found: Stored | None = next((p for p in partials if p is not None), None)
+        return None if found is None else found.item()
+    if isinstance(read, Search):
+        merged = (
+            partials[0] if len(partials) == 1 else list(heapq.merge(*partials, key=search_order))
+        )
+        return [stored.search_item() for stored in merged[read.offset : read.offset + read.limit]]
+    return list_namespaces({ns for namespaces in partials for ns in namespaces}, read.op)
 
 
 def describe(writes: list[Write]) -> str:
     """A commit message naming what a batch changed."""
-    shown = ", ".join(write.describe() for write in writes[:MESSAGE_ENTRIES])
-    hidden = len(writes) - MESSAGE_ENTRIES
-    return shown + (f" and {hidden} more" if hidden > 0 else "")
+    return kit_describe(None, [write.describe() for write in writes])

@@ -29,7 +29,7 @@ class Snapshot:
     @cached_property
     def ordered(self) -> list[Stored]:
         """Search order: most recently updated first, then by namespace and key."""
-        return sorted(self.items.values(), key=lambda s: (-s.updated_ms, s.namespace, s.key))
+        return sorted(self.items.values(), key=search_order)
 
     @cached_property
     def namespaces(self) -> list[Namespace]:
@@ -56,6 +56,11 @@ class ItemView:
         """Drop everything held; the next read starts from the store."""
         self.mirror.invalidate()
         self._snapshot = None
+
+
+def search_order(stored: Stored) -> tuple[int, Namespace, str]:
+    """Most recently updated first, then by namespace and key."""
+    return (-stored.updated_ms, stored.namespace, stored.key)
 
 
 def decode_node(node: mnem.MemoryNode) -> Stored | None:

@@ -1,0 +1,145 @@
+"""Where each namespace's items live: one engine store, or one per namespace prefix.
+
+The engine stores the whole state with every commit, so a write costs what its
+store holds. With ``shard_depth=k``, every distinct namespace prefix of ``k``
+labels (a namespace shorter than that counts whole) gets an engine store of its
+own in a folder under the store path: a put into ``("memories", user_id, ...)``
+with ``k=2`` costs what that user's items cost. Each shard folder holds a
+``shard.json`` naming its prefix, written before its store, so the shards can
+be found again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mnem_adapter_kit import StoreClient, store_root
+from mnem_adapter_kit.locations import store_dir_name
+
+from .namespaces import Namespace
+from .view import ItemView
+
+SHARD_FILE = "shard.json"
+
+
+@dataclass
+class Shard:
+    """One engine store and the items it holds, for the namespaces starting with ``key``."""
+
+    key: Namespace
+    client: StoreClient
+    view: ItemView
+
+
+class Shards:
+    """The shards of one ``MnemosyneStore``; all of them are one shard without a depth."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        depth: int | None,
+        connect: Callable[[str], StoreClient],
+    ) -> None:
+        self.root = store_root(path)
+        self.depth = depth
+        self._connect = connect
+        self._open: dict[Namespace, Shard] = {}
+        self._known_folders: dict[str, Namespace] = {}
+        if depth is None:
+            self._open[()] = Shard((), connect(self.root), ItemView())
+
+    @property
+    def sharded(self) -> bool:
+        return self.depth is not None
+
+    def key_of(self, namespace: Namespace) -> Namespace:
+        return () if self.depth is None else namespace[: self.depth]
+
+    def for_write(self, namespace: Namespace) -> Shard:
+        """The shard for ``namespace``, made (folder and manifest) if it is new."""
+        key = self.key_of(namespace)
+        shard = self._open.get(key)
+        if shard is None:
+            folder = os.path.join(self.root, store_dir_name(_encode(key)))
+            _write_manifest(folder, key)
+            shard = self._shard(key, folder)
+        return shard
+
+    def for_namespace(self, namespace: Namespace) -> Shard | None:
+        """The shard for ``namespace`` if it exists."""
+        key = self.key_of(namespace)
+        if key not in self._open:
+            self.discover()
+        return self._open.get(key)
+
+    def for_prefix(self, prefix: Namespace) -> list[Shard]:
+        """Every existing shard that can hold a namespace starting with ``prefix``."""
+        if self.depth is None:
+            return self.all()
+        if len(prefix) >= self.depth:
+            shard = self.for_namespace(prefix)
+            return [] if shard is None else [shard]
+        self.discover()
+        return [shard for key, shard in sorted(self._open.items()) if key[: len(prefix)] == prefix]
+
+    def all(self) -> list[Shard]:
+        """Every shard, in prefix order."""
+        self.discover()
+        return [shard for _, shard in sorted(self._open.items())]
+
+    def discover(self) -> None:
+        """Open the shards other objects or processes made since the last look."""
+        if self.depth is None:
+            return
+        with contextlib.suppress(FileNotFoundError), os.scandir(self.root) as entries:
+            for entry in entries:
+                if entry.name in self._known_folders or not entry.is_dir():
+                    continue
+                key = _read_manifest(entry.path)
+                if key is None:
+                    continue
+                self._known_folders[entry.name] = key
+                if key not in self._open:
+                    self._shard(key, entry.path)
+
+    def close(self) -> None:
+        for shard in self._open.values():
+            shard.client.close()
+            shard.view.forget()
+
+    def _shard(self, key: Namespace, folder: str) -> Shard:
+        shard = self._open[key] = Shard(key, self._connect(folder), ItemView())
+        self._known_folders[os.path.basename(folder)] = key
+        return shard
+
+
+def _encode(key: Namespace) -> str:
+    return json.dumps(list(key), ensure_ascii=False)
+
+
+def _write_manifest(folder: str, key: Namespace) -> None:
+    """Name the shard's prefix in its folder, atomically, before its store exists."""
+    path = os.path.join(folder, SHARD_FILE)
+    if os.path.exists(path):
+        return
+    os.makedirs(folder, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=".shard-", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as manifest:
+        manifest.write(json.dumps({"namespace_prefix": list(key)}, ensure_ascii=False))
+    os.replace(temporary, path)
+
+
+def _read_manifest(folder: str) -> Namespace | None:
+    try:
+        with open(os.path.join(folder, SHARD_FILE), encoding="utf-8") as manifest:
+            labels = json.load(manifest)["namespace_prefix"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        return None
+    return tuple(labels)

@@ -1,0 +1,139 @@
+"""``shard_depth``: one engine store per namespace prefix, every BaseStore operation across them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from langgraph.store.base import GetOp, PutOp, SearchOp
+
+from mnem_langgraph import InvalidInputError, InvalidRefError, MnemosyneStore
+
+from .support import commits
+
+
+def shard_folders(path: Path) -> dict[tuple[str, ...], Path]:
+    found = {}
+    for folder in path.iterdir():
+        manifest = folder / "shard.json"
+        if manifest.exists():
+            found[tuple(json.loads(manifest.read_text())["namespace_prefix"])] = folder
+    return found
+
+
+def test_each_namespace_prefix_gets_an_engine_store_of_its_own(tmp_path: Path) -> None:
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        store.put(("memories", "u1"), "a", {"v": 1})
+        store.put(("memories", "u1", "deep"), "b", {"v": 2})
+        store.put(("memories", "u2"), "a", {"v": 3})
+        store.put(("short",), "c", {"v": 4})
+    folders = shard_folders(tmp_path)
+    assert set(folders) == {("memories", "u1"), ("memories", "u2"), ("short",)}
+    assert [len(commits(folders[key])) for key in sorted(folders)] == [2, 1, 1]
+    assert not (tmp_path / ".mnem").exists()
+
+
+def test_reads_with_a_shorter_prefix_fan_out_in_one_order(tmp_path: Path) -> None:
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        for i in range(6):
+            store.put(("memories", f"u{i % 3}"), f"k{i}", {"i": i})
+        store.put(("other", "x"), "k", {"i": 99})
+        found = store.search(("memories",), limit=100)
+        assert [item.value["i"] for item in found] == [5, 4, 3, 2, 1, 0]
+        page = store.search(("memories",), filter={"i": {"$gte": 1}}, limit=2, offset=1)
+        assert [item.value["i"] for item in page] == [4, 3]
+        assert [item.value["i"] for item in store.search((), limit=1)] == [99]
+        assert store.list_namespaces(prefix=("memories",)) == [
+            ("memories", "u0"),
+            ("memories", "u1"),
+            ("memories", "u2"),
+        ]
+        assert store.list_namespaces(max_depth=1) == [("memories",), ("other",)]
+        assert store.get(("memories", "u1"), "k4") is not None
+        assert store.get(("memories", "nobody"), "k4") is None
+        assert store.search(("memories", "nobody")) == []
+    assert set(shard_folders(tmp_path)) == {
+        ("memories", "u0"),
+        ("memories", "u1"),
+        ("memories", "u2"),
+        ("other", "x"),
+    }
+
+
+def test_a_batch_across_shards_is_one_commit_per_shard_and_reads_the_state_before_it(
+    tmp_path: Path,
+) -> None:
+    with MnemosyneStore(tmp_path, shard_depth=1) as store:
+        store.put(("a",), "k", {"v": "old"})
+        got, _, _, found = store.batch(
+            [
+                GetOp(("a",), "k"),
+                PutOp(("a",), "k", {"v": "new"}),
+                PutOp(("b",), "k", {"v": "b"}),
+                SearchOp(()),
+            ]
+        )
+        assert got is not None
+        assert got.value == {"v": "old"}
+        assert [item.value for item in found] == [{"v": "old"}]
+        assert store.get(("a",), "k").value == {"v": "new"}  # type: ignore[union-attr]
+    folders = shard_folders(tmp_path)
+    assert len(commits(folders[("a",)])) == 2
+    assert len(commits(folders[("b",)])) == 1
+
+
+def test_another_object_or_process_sees_the_shards_made_elsewhere(tmp_path: Path) -> None:
+    with (
+        MnemosyneStore(tmp_path, shard_depth=1) as first,
+        MnemosyneStore(tmp_path, shard_depth=1) as second,
+    ):
+        first.put(("a",), "k", {"v": 1})
+        assert [item.key for item in second.search(())] == ["k"]
+        script = (
+            "import sys\n"
+            "from mnem_langgraph import MnemosyneStore\n"
+            "with MnemosyneStore(sys.argv[1], shard_depth=1) as s:\n"
+            "    s.put(('from-elsewhere',), 'k', {'v': 2})\n"
+        )
+        subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True)
+        assert second.list_namespaces() == [("a",), ("from-elsewhere",)]
+        assert first.get(("from-elsewhere",), "k") is not None
+
+
+def test_history_why_and_get_at_work_per_shard(tmp_path: Path) -> None:
+    with MnemosyneStore(tmp_path, shard_depth=1) as store:
+        store.put(("a",), "k", {"v": 1, "_meta": {"source": "first"}})
+        store.put(("b",), "k", {"v": 1})
+        store.put(("a",), "k", {"v": 2, "_meta": {"source": "second"}})
+        log = store.history()
+        assert [commit.changes for commit in log] == [
+            {(("a",), "k"): "modified"},
+            {(("b",), "k"): "added"},
+            {(("a",), "k"): "added"},
+        ]
+        assert store.history(limit=1) == log[:1]
+        origin = store.why(("a",), "k")
+        assert origin is not None
+        assert origin.commit == log[0].id
+        assert origin.provenance.source == "second"
+        assert store.get_at(("a",), "k", log[2].id).value == {"v": 1}  # type: ignore[union-attr]
+        assert store.why(("c",), "k") is None
+        with pytest.raises(InvalidRefError):
+            store.get_at(("c",), "k", log[0].id)
+
+
+def test_branches_are_refused_on_a_sharded_store(tmp_path: Path) -> None:
+    with MnemosyneStore(tmp_path, shard_depth=1) as store:
+        with pytest.raises(NotImplementedError, match="unsharded"):
+            store.branch("what-if")
+        with pytest.raises(NotImplementedError, match="unsharded"):
+            store.switch("main")
+
+
+@pytest.mark.parametrize("depth", [0, -1, 1.5, True, "2"])
+def test_a_shard_depth_that_is_not_a_positive_int_is_refused(tmp_path: Path, depth: object) -> None:
+    with pytest.raises(InvalidInputError):
+        MnemosyneStore(tmp_path, shard_depth=depth)  # type: ignore[arg-type]
