@@ -47,7 +47,6 @@ def test_a_query_is_ignored_and_scores_are_none(store: MnemosyneStore) -> None:
     [
         PutOp(("a.b",), "k", {"v": 1}),
         PutOp((), "k", {"v": 1}),
-        PutOp(("langgraph", "x"), "k", {"v": 1}),
         PutOp(("a", ""), "k", {"v": 1}),
         PutOp(("a\x00",), "k", None),
         PutOp((1,), "k", {"v": 1}),  # type: ignore[arg-type]
@@ -62,6 +61,16 @@ def test_invalid_namespaces_are_refused_even_in_ops_passed_straight_to_batch(
     with pytest.raises(InvalidNamespaceError):
         store.batch([PutOp(("fine",), "k", {"v": 1}), op])
     assert commits(store_path) == []
+
+
+def test_a_batch_put_under_the_langgraph_root_is_kept_as_inmemorystore_and_sqlitestore_keep_it(
+    store: MnemosyneStore,
+) -> None:
+    store.batch([PutOp(("langgraph", "x"), "k", {"v": 1})])
+    assert store.get(("langgraph", "x"), "k").value == {"v": 1}  # type: ignore[union-attr]
+    assert [item.key for item in store.search(("langgraph",))] == ["k"]
+    with pytest.raises(InvalidNamespaceError):
+        store.put(("langgraph", "y"), "k", {"v": 1})
 
 
 def test_deleting_from_namespaces_put_would_refuse_is_a_no_op(

@@ -438,6 +438,11 @@ class StoreClient:
     def closed(self) -> bool:
         return self._store is None
 
+    @property
+    def waiting(self) -> int:
+        """How many operations of this process are queued for the store right now."""
+        return self._live().turns.waiting
+
     def _live(self) -> _Store:
         if self._store is None:
             raise ClosedError("this adapter object was closed", store_path=self.root)

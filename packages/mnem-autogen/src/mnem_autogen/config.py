@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DEFAULT_NAME = "default_list_memory"
 DEFAULT_ROOT = "mnemosyne"
@@ -12,7 +12,24 @@ DEFAULT_ROOT = "mnemosyne"
 
 
 class MnemosyneMemoryConfig(BaseModel):
-    """Where the memory lives and how it injects; the items stay in the store."""
+    """Where the memory lives and how it injects; the items stay in the store.
+
+    Unknown keys are refused, so a misspelt ``store_path`` cannot fall back to
+    another store, and a ``ListMemory`` config cannot load and drop its items.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_list_memory_contents(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "memory_contents" in data:
+            raise ValueError(
+                "this is a ListMemory config: its memory_contents would be dropped. Build the "
+                "memory with `await MnemosyneMemory.from_list_memory(ListMemory.load_component("
+                "config), ...)`, then dump that memory's config instead"
+            )
+        return data
 
     name: str | None = None
     """The memory's name, which scopes its items in the store (``default_list_memory`` if None)."""

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 import mnem
 from autogen_core import CancellationToken, Component
-from autogen_core.memory import Memory, MemoryContent, MemoryQueryResult, UpdateContextResult
+from autogen_core.memory import (
+    ListMemory,
+    Memory,
+    MemoryContent,
+    MemoryQueryResult,
+    UpdateContextResult,
+)
 from autogen_core.model_context import ChatCompletionContext
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import ValidationError
@@ -32,12 +39,36 @@ from .items import Entry, Items, Mark, decoder, items_in
 T = TypeVar("T")
 
 _CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
+_SOURCE_NOISE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def render_memory_context(items: list[MemoryContent]) -> str:
     """The text ListMemory injects for ``items``."""
     lines = [f"{i}. {item.content!s}" for i, item in enumerate(items, 1)]
     return _CONTEXT_HEADER + "\n".join(lines) + "\n"
+
+
+def message_source(name: str) -> str:
+    """The memory's name as model clients accept a message name (``^[A-Za-z0-9_-]{1,64}$``)."""
+    return _SOURCE_NOISE.sub("_", name)[:64] or "memory"
+
+
+class ContentSnapshot(list[MemoryContent]):
+    """What ``MnemosyneMemory.content`` returns: a copy that refuses to be changed in place.
+
+    ``ListMemory.content`` is its live list; here every change is a commit, so a
+    change to the copy would be silently lost. Use ``add``, ``clear`` or assign
+    ``content`` instead.
+    """
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError(
+            "MnemosyneMemory.content is a snapshot: changing it in place changes nothing. "
+            "Use `await memory.add(item)` (or `memory.content = [...]` to replace every item)"
+        )
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
 
 
 def default_store_path(name: str) -> Path:
@@ -66,7 +97,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     :meth:`when_did`, :meth:`history` and :meth:`query_at`.
 
     Args:
-        name: Names this memory (its items' ids start with it); ``"default_list_memory"`` if None.
+        name: Names this memory (its items' ids start with it); ``"default_list_memory"`` if
+            None or empty, as ListMemory does.
         store_path: The directory holding the store's ``.mnem`` (created if absent and
             ``create``). None gives this memory a store of its own,
             ``./mnemosyne/<name>-<hash>`` under the working directory.
@@ -93,7 +125,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         author: str = "mnem-autogen",
         busy_timeout: float = 10.0,
     ) -> None:
-        self._name = check_text(DEFAULT_NAME if name is None else name, "the memory name")
+        self._name = check_text(name or DEFAULT_NAME, "the memory name")
         given = None if store_path is None else os.path.abspath(os.path.expanduser(store_path))
         try:
             self._config = MnemosyneMemoryConfig(
@@ -140,7 +172,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             message: LLMMessage = (
                 SystemMessage(content=text)
                 if self._config.inject_as == "system"
-                else UserMessage(content=text, source=self._name)
+                else UserMessage(content=text, source=message_source(self._name))
             )
             await model_context.add_message(message)
         return UpdateContextResult(memories=MemoryQueryResult(results=items))
@@ -207,9 +239,13 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
 
     @property
     def content(self) -> list[MemoryContent]:
-        """Every item, oldest first (a blocking read, like ListMemory's attribute)."""
+        """Every item, oldest first (a blocking read, like ListMemory's attribute).
+
+        The list is a snapshot that refuses in-place changes (``append`` raises,
+        pointing at :meth:`add`); assigning ``content`` replaces every item.
+        """
         with self._client.session() as engine:
-            return self._contents(engine)
+            return ContentSnapshot(self._contents(engine))
 
     @content.setter
     def content(self, value: list[MemoryContent]) -> None:
@@ -284,6 +320,26 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             state = kit_history.state(engine, engine.resolve(commit))
             items = items_in(self._scope, state)
         return MemoryQueryResult(results=[codec.fresh(item.content) for item in items])
+
+    # --- from ListMemory -------------------------------------------------------
+
+    @classmethod
+    async def from_list_memory(
+        cls,
+        memory: ListMemory,
+        store_path: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> MnemosyneMemory:
+        """A ``MnemosyneMemory`` of the same name holding ``memory``'s items, added in one commit.
+
+        ``options`` are the constructor's keyword arguments. Items already in the
+        target memory stay, and ``memory``'s follow them.
+        """
+        target = cls(memory.name, store_path, **options)
+        async with target.batch():
+            for item in memory.content:
+                await target.add(item)
+        return target
 
     # --- component config -----------------------------------------------------
 

@@ -1,6 +1,8 @@
 """Search filters: LangGraph's ``InMemoryStore`` rules, with exact types.
 
-A filter maps top-level value keys to conditions, all of which must hold:
+A filter maps value keys to conditions, all of which must hold. A key with dots
+is a path into nested objects (``"user.access-level"``), as ``SqliteStore`` and
+``PostgresStore`` read it:
 
 * a plain value matches an equal value; a dict without ``$`` keys matches a dict
   holding at least those keys (recursively); a list matches a list of the same
@@ -71,7 +73,16 @@ def _check_condition(condition: object, where: str) -> None:
 
 def matches(value: Mapping[str, Any], conditions: Mapping[str, Any]) -> bool:
     """Whether an item's ``value`` satisfies every one of checked ``conditions``."""
-    return all(_holds(value.get(key), condition) for key, condition in conditions.items())
+    return all(_holds(_at(value, key), condition) for key, condition in conditions.items())
+
+
+def _at(value: Any, path: str) -> Any:
+    """The value at a dotted ``path`` of nested objects; ``None`` where it leads nowhere."""
+    for step in path.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(step)
+    return value
 
 
 def _holds(actual: Any, condition: Any) -> bool:

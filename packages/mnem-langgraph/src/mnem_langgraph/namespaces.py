@@ -23,7 +23,6 @@ from mnem_adapter_kit import InvalidInputError, Scope
 from mnem_adapter_kit.ids import parse
 
 FAMILY = "langgraph"
-RESERVED_ROOT = "langgraph"
 WILDCARD = "*"
 MATCH_TYPES = ("prefix", "suffix")
 
@@ -31,20 +30,16 @@ Namespace = tuple[str, ...]
 
 
 def check_op(op: Op) -> None:
-    """Refuse the namespaces LangGraph's own ``put``/``get``/... methods refuse.
+    """Refuse the namespaces LangGraph's stores refuse in ``batch``.
 
-    Ops handed straight to ``batch`` skip those methods, so every op is checked
-    here: labels by LangGraph's ``validate_op_namespace``, and a put's namespace
-    also for being empty or rooted at ``"langgraph"``, as ``BaseStore.put`` does.
+    Labels are checked by LangGraph's ``validate_op_namespace`` (as ``SqliteStore``
+    does). A put into a namespace rooted at ``"langgraph"`` is accepted here, as
+    ``InMemoryStore`` and ``SqliteStore`` accept it in ``batch``; ``BaseStore.put``
+    still refuses it. An empty namespace holds no items: a put into it is refused.
     """
     validate_op_namespace(op)
-    if isinstance(op, PutOp) and op.value is not None:
-        if not op.namespace:
-            raise InvalidNamespaceError("Namespace cannot be empty.")
-        if op.namespace[0] == RESERVED_ROOT:
-            raise InvalidNamespaceError(
-                f'Root label for namespace cannot be "{RESERVED_ROOT}". Got: {op.namespace}'
-            )
+    if isinstance(op, PutOp) and op.value is not None and not op.namespace:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
     if isinstance(op, ListNamespacesOp):
         for condition in op.match_conditions or ():
             if condition.match_type not in MATCH_TYPES:
@@ -77,8 +72,9 @@ def is_family_id(node: str) -> bool:
 def locate(node: str) -> tuple[Namespace, str] | None:
     """The namespace and key a node id of ours encodes, or ``None`` for any other id.
 
-    Only ids that :func:`node_id` produces for a namespace ``put`` accepts are ours:
-    a forged family id with a reserved key or an invalid label is foreign.
+    Only ids that :func:`node_id` produces for a namespace a put in ``batch``
+    accepts are ours: a forged family id with a reserved key or an invalid label
+    is foreign.
     """
     parsed = parse(node)
     if parsed is None:
@@ -87,7 +83,7 @@ def locate(node: str) -> tuple[Namespace, str] | None:
     if scope.family != FAMILY or scope.node_id(key) != node:
         return None
     labels = scope.parts
-    if labels[0] == RESERVED_ROOT or not all(_valid_label(label) for label in labels):
+    if not all(_valid_label(label) for label in labels):
         return None
     return labels, key
 

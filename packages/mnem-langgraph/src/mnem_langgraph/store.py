@@ -15,6 +15,7 @@ from langgraph.store.base import BaseStore, GetOp, Item, Op, Result
 
 from mnem_adapter_kit import (
     ClosedError,
+    ConflictError,
     InvalidInputError,
     InvalidRefError,
     NoStoreError,
@@ -132,16 +133,23 @@ class MnemosyneStore(BaseStore):
             engine.new_branch(name)
 
     def switch(self, name: str) -> None:
-        """Check out ``name`` (a branch, or a commit for a read-only look back)."""
+        """Check out ``name`` (a branch, or a commit for a read-only look back) for the whole store.
+
+        HEAD is the store's: every object, run and process on the store reads and
+        writes there after the switch. So the switch is refused while other
+        operations of this process are waiting for the store.
+        """
         check_text(name, "the branch or commit")
-        with self._only_shard().client.session() as engine:
-            _switch(engine, name)
+        shard = self._only_shard()
+        with shard.client.session() as engine:
+            _switch(shard, engine, name)
 
     async def aswitch(self, name: str) -> None:
         """:meth:`switch` for coroutines."""
         check_text(name, "the branch or commit")
-        async with self._only_shard().client.asession() as engine:
-            _switch(engine, name)
+        shard = self._only_shard()
+        async with shard.client.asession() as engine:
+            _switch(shard, engine, name)
 
     def why(self, namespace: Sequence[str], key: str) -> ItemOrigin | None:
         """The commit, time and provenance that set the item's current value; None if absent."""
@@ -359,9 +367,10 @@ def _stage(tx: Transaction, changes: list[Write], snapshot: Snapshot) -> None:
             continue
         existing = snapshot.items.get(node)
         created = now if existing is None else existing.created_ms
+        updated = now if existing is None else max(now, existing.updated_ms + 1)
         tx.add(
             node,
-            content(change.prepared, created, max(now, created)),
+            content(change.prepared, created, updated),
             provenance=change.prepared.provenance,
         )
 
@@ -373,7 +382,14 @@ def _item_id(namespace: Sequence[str], key: str) -> str | None:
     return node_id_or_none(namespace, key)
 
 
-def _switch(engine: mnem.Store, name: str) -> None:
+def _switch(shard: Shard, engine: mnem.Store, name: str) -> None:
+    waiting = shard.client.waiting
+    if waiting:
+        raise ConflictError(
+            f"{waiting} other operation(s) of this process are waiting for the store; a switch "
+            "would move HEAD under them (branches are store-wide): switch when nothing else runs",
+            store_path=shard.client.root,
+        )
     clear_abandoned_staging(engine)
     engine.checkout(name)
 
