@@ -219,3 +219,18 @@ class AnswersWhyWithHead(ReferenceList):
     def origin(self, value: str) -> str:
         with self.client.session() as engine:
             return str(engine.head_commit())
+
+
+class ClearsOnlyTheFirstItem(ReferenceList):
+    def stage_clear(self, tx: Transaction) -> None:
+        live = [k for _, k, _ in self.items(self.mirror.values)]
+        if live:
+            tx.add(self.scope.sequence_id, self.high_water(self.mirror.values))
+            tx.remove(live[0])
+
+
+class _Broken(ReferenceHarness):
+    adapter_class = SharesIdsAcrossScopes
+
+
+BROKEN_HARNESS = _Broken()
