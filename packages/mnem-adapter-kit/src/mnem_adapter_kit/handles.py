@@ -133,6 +133,7 @@ class _Store:
         self._foreign_since: float | None = None
         self._defer_until = 0.0
         self._watched = False
+        self._watch_lock = threading.Lock()
         self._forking = False
         self._inherited = False
         self._reopen_next = False
@@ -253,25 +254,35 @@ class _Store:
             with self._section:
                 self._drop()
         self.turns.release()
-        if not self.turns.held and self.engine is not None and not self._watched:
-            self._watched = True
-            _reaper.watch(self, time.monotonic() + LINGER)
+        with self._watch_lock:
+            if self.engine is not None and not self._watched:
+                self._watched = True
+                _reaper.watch(self, time.monotonic() + LINGER)
 
     def release_if_idle(self) -> float | None:
-        """Close the handle if nobody has used it for :data:`LINGER`; else when to look again."""
-        if self.engine is None:
-            self._watched = False
-            return None
-        now = time.monotonic()
-        if self.turns.held or now < self._last_used + LINGER:
-            return max(self._last_used, now) + LINGER
+        """Close the handle if nobody has used it for :data:`LINGER`; else when to look again.
+
+        ``_watched`` changes only under ``_watch_lock`` and, when the handle is closed
+        here, before the section is released: an operation that reopens the handle
+        then always finds it unwatched and arms the reaper again.
+        """
+        with self._watch_lock:
+            if self.engine is None:
+                self._watched = False
+                return None
+            now = time.monotonic()
+            if self.turns.held or now < self._last_used + LINGER:
+                return max(self._last_used, now) + LINGER
         if not self._section.acquire(blocking=False):
-            return now + LINGER
+            return time.monotonic() + LINGER
         try:
-            self._drop()
+            with self._watch_lock:
+                if self.turns.held:
+                    return time.monotonic() + LINGER
+                self._drop()
+                self._watched = False
         finally:
             self._section.release()
-        self._watched = False
         return None
 
     def release_now(self) -> None:
@@ -313,6 +324,7 @@ class _Store:
         self._forking = False
         self._inherited = False
         self._watched = False
+        self._watch_lock = threading.Lock()
         self._foreign_since = None
         self.turns.reset_after_fork()
         self.signal.forget_after_fork()
