@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 import mnem
 
+from .creation import STORE_DIR as STORE_DIR
+from .creation import create_store, sweep_debris_once
 from .errors import (
     NO_SPACE_HINT,
     CorruptStoreError,
@@ -31,7 +32,6 @@ from .errors import (
 )
 
 STORE_ENV = "MNEM_STORE"
-STORE_DIR = ".mnem"
 STORE_FILES = ("HEAD", "config", "store.redb")
 TEXT_FILES = ("HEAD", "config")
 DATABASE_FILE = "store.redb"
@@ -91,12 +91,13 @@ def open_store_at(root: str, *, create: bool) -> mnem.Store:
         if not create:
             raise NoStoreError(f"there is no {STORE_DIR} directory here", store_path=root)
         try:
-            _create_atomically(root)
+            create_store(root)
         except OSError as exc:
             raise from_os_error(exc, store_path=root) from exc
     elif not stat.S_ISDIR(meta):
         raise CorruptStoreError(f"{STORE_DIR} is a file, not a directory", store_path=root)
     else:
+        sweep_debris_once(root)
         _check_files(root)
     try:
         return mnem.open(root)
@@ -166,28 +167,3 @@ def _diagnose(root: str, exc: BaseException) -> StoreError:
         store_path=root,
     )
     return caused_by(damaged, exc)
-
-
-def _create_atomically(root: str) -> None:
-    """Make ``root/.mnem`` appear whole, even inside another store's tree.
-
-    The engine refuses to create a store below another one, so the store is built
-    in the system's temporary directory, copied beside its final place (same
-    filesystem), and renamed in. Processes racing to create one store never see a
-    half-made ``.mnem`` (which would look damaged): the first rename wins and the
-    others open its store.
-    """
-    os.makedirs(root, exist_ok=True)
-    built = tempfile.mkdtemp(prefix="mnem-new-store-")
-    aside = tempfile.mkdtemp(prefix=".mnem-creating-", dir=root)
-    try:
-        mnem.init(built)
-        shutil.copytree(os.path.join(built, STORE_DIR), os.path.join(aside, STORE_DIR))
-        try:
-            os.rename(os.path.join(aside, STORE_DIR), os.path.join(root, STORE_DIR))
-        except OSError:
-            if not os.path.isdir(os.path.join(root, STORE_DIR)):
-                raise
-    finally:
-        shutil.rmtree(aside, ignore_errors=True)
-        shutil.rmtree(built, ignore_errors=True)
