@@ -77,6 +77,10 @@ def open_store_at(root: str, *, create: bool) -> mnem.Store:
     :class:`CorruptStoreError` when ``.mnem`` lacks a file or holds one that cannot be
     read as what it should be. The exception is the engine's "lock held elsewhere"
     error, which propagates untranslated for the caller to wait on.
+
+    Reading HEAD's commit right after opening walks the database's root pointers, so
+    damage there is found here, where it can be told from a disk fault, rather than in
+    the first operation.
     """
     store_dir = os.path.join(root, STORE_DIR)
     found = _mode(root, root)
@@ -99,12 +103,17 @@ def open_store_at(root: str, *, create: bool) -> mnem.Store:
     else:
         sweep_debris_once(root)
         _check_files(root)
+    engine: mnem.Store | None = None
     try:
-        return mnem.open(root)
+        engine = mnem.open(root)
+        engine.head_commit()
     except BaseException as exc:
+        engine = None
         if is_lock_held(exc) or not (isinstance(exc, mnem.MnemError) or is_engine_panic(exc)):
             raise
+        exc.__traceback__ = None
         raise _diagnose(root, exc)  # noqa: B904 (its cause is the evidence it was classified by)
+    return engine
 
 
 def _mode(path: str, root: str) -> int | None:
