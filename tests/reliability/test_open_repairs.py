@@ -9,7 +9,7 @@ refused with ``corrupt_store``; the one damage served without an error is the on
 document lists.
 
 ``MNEM_HEADER_FLIPS`` sets how many of the 2,560 single-bit header flips to try (a fixed
-sample of 64 by default; ``all`` for every one).
+sample of 32 by default; ``all`` for every one).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mnem_adapter_kit import HandlePolicy, StoreError, attach
 HEADER = 320
 GOD_BYTE = 9
 FLIPS = [(offset, 1 << bit) for offset in range(HEADER) for bit in range(8)]
-SAMPLE = os.environ.get("MNEM_HEADER_FLIPS", "64")
+SAMPLE = os.environ.get("MNEM_HEADER_FLIPS", "32")
 TRIED = FLIPS if SAMPLE == "all" else random.Random(20261201).sample(FLIPS, int(SAMPLE))
 
 
