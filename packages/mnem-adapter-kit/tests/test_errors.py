@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from mnem_adapter_kit import (
     ClosedError,
     ConflictError,
     CorruptStoreError,
+    InvalidInputError,
     InvalidRefError,
     NoStoreError,
     NotFoundError,
@@ -24,6 +26,7 @@ from mnem_adapter_kit import (
     translate,
     write,
 )
+from mnem_adapter_kit.errors import from_os_error
 from mnem_adapter_kit.testing.stores import (
     garble,
     lock_held_elsewhere,
@@ -161,3 +164,37 @@ def test_use_after_close_is_a_taxonomy_error_not_attribute_error(tmp_path: Path)
         pass
     assert isinstance(caught.value, StoreError)
     assert caught.value.code == "no_store"
+
+
+@pytest.mark.parametrize(
+    ("number", "advice"),
+    [
+        (errno.EACCES, "readable and writable"),
+        (errno.EPERM, "readable and writable"),
+        (errno.EROFS, "read-only file system"),
+        (errno.ENOSPC, "disk holding the store is full"),
+    ],
+)
+def test_an_os_refusal_is_store_io_with_the_hint_its_errno_calls_for(
+    number: int, advice: str
+) -> None:
+    refused = OSError(number, os.strerror(number), "/s/.mnem/store.redb")
+    error = translate(refused, store_path="/s")
+    assert isinstance(error, StoreIoError)
+    assert advice in str(error)
+    assert "/s/.mnem/store.redb" in str(error)
+    assert error.__cause__ is refused
+
+
+@pytest.mark.parametrize("number", [errno.ENOENT, errno.EISDIR])
+def test_a_store_file_missing_or_replaced_by_a_directory_is_damage(number: int) -> None:
+    refused = OSError(number, os.strerror(number), "/s/.mnem/HEAD")
+    assert from_os_error(refused, store_file=True).code == "corrupt_store"
+    assert from_os_error(refused).code == "store_io"
+
+
+def test_a_store_path_that_is_not_utf8_is_refused_before_anything_is_made(tmp_path: Path) -> None:
+    path = tmp_path / os.fsdecode(b"\xff")
+    with pytest.raises(InvalidInputError, match="not valid UTF-8"):
+        attach(path)
+    assert not path.exists()

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnem_adapter_kit import InvalidInputError, from_json_text, to_json_text
+from mnem_adapter_kit.payloads import MAX_NESTING, nests_deeper_than_allowed
 
 json_values = st.recursive(
     st.none()
@@ -48,3 +49,31 @@ def test_pathologically_deep_nesting_is_refused_not_a_crash() -> None:
         deep = [deep]
     with pytest.raises(InvalidInputError, match="nested too deeply"):
         to_json_text(deep, "the value")
+
+
+def nested(levels: int, text: str = "") -> object:
+    value: object = [text]
+    for _ in range(levels - 1):
+        value = {"k": value}
+    return value
+
+
+def test_values_nest_up_to_the_limit_and_no_further() -> None:
+    assert from_json_text(to_json_text(nested(MAX_NESTING), "v")) == nested(MAX_NESTING)
+    with pytest.raises(InvalidInputError, match=f"at most {MAX_NESTING} levels"):
+        to_json_text(nested(MAX_NESTING + 1), "the value")
+
+
+def test_a_value_that_contains_itself_is_refused() -> None:
+    loop: dict[str, object] = {}
+    loop["self"] = loop
+    with pytest.raises(InvalidInputError, match="nested too deeply"):
+        to_json_text(loop, "the value")
+
+
+def test_depth_of_stored_text_ignores_brackets_inside_strings() -> None:
+    brackets = "[{" * 200 + '\\"'
+    at_limit = to_json_text(nested(MAX_NESTING, brackets), "v")
+    assert not nests_deeper_than_allowed(at_limit)
+    assert nests_deeper_than_allowed("[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1))
+    assert nests_deeper_than_allowed('{"a":' * 5000 + "{}" + "}" * 5000)

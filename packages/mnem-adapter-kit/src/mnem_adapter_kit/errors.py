@@ -8,6 +8,7 @@ exception as ``__cause__``. Bad caller input is :class:`InvalidInputError`, a
 
 from __future__ import annotations
 
+import errno
 from typing import ClassVar, Literal
 
 import mnem
@@ -26,7 +27,6 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
 )
 
 _LOCK_HELD_MARKER = "Database already open"
-_DAMAGED_DATA_MARKER = "invalid data"
 
 
 class InvalidInputError(ValueError):
@@ -40,10 +40,15 @@ class StoreError(Exception):
     """A store operation failed. ``code`` is one of :data:`ERROR_CODES`."""
 
     code: ClassVar[ErrorCode]
-    hint: ClassVar[str]
+    hint: str
+    """What to do about it: one per class, or a more precise one given for this failure."""
 
-    def __init__(self, message: str, *, store_path: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, store_path: str | None = None, hint: str | None = None
+    ) -> None:
         self.store_path = store_path
+        if hint is not None:
+            self.hint = hint
         where = f" (store: {store_path})" if store_path else ""
         super().__init__(f"[{self.code}] {message}{where}. {self.hint}")
 
@@ -143,15 +148,57 @@ def is_engine_panic(exc: BaseException) -> bool:
     return type(exc).__name__ == "PanicException"
 
 
+PERMISSION_HINT = (
+    "The store must be readable and writable by the user running this process (the engine "
+    "opens it for writing even to read): fix the permissions of the store directory, .mnem/ "
+    "and its files, search permission on the directories above, or an immutable flag."
+)
+NO_SPACE_HINT = "The disk holding the store is full; free some space, then retry."
+_HINTS_BY_ERRNO: dict[int, str] = {
+    errno.EACCES: PERMISSION_HINT,
+    errno.EPERM: PERMISSION_HINT,
+    errno.EROFS: (
+        "The store is on a read-only file system; the engine opens a store for writing even to "
+        "read it, so copy it to a writable place."
+    ),
+    errno.ENOSPC: NO_SPACE_HINT,
+    errno.EDQUOT: "This user's disk quota is used up; free some space, then retry.",
+}
+_DAMAGE_ERRNOS = frozenset({errno.ENOENT, errno.EISDIR, errno.ENOTDIR})
+
+
+def from_os_error(
+    exc: OSError, *, store_path: str | None = None, store_file: bool = False
+) -> StoreError:
+    """The taxonomy error for an operating system refusal, chosen by its errno.
+
+    With ``store_file``, ``exc`` concerns a file the engine keeps inside ``.mnem/``: that
+    file missing, or a directory in its place, is damage (``corrupt_store``), not a fault of
+    the disk.
+    """
+    what = exc.strerror or type(exc).__name__
+    where = f"{what}: {exc.filename}" if exc.filename else what
+    if store_file and exc.errno in _DAMAGE_ERRNOS:
+        damaged = CorruptStoreError(f"a store file is damaged ({where})", store_path=store_path)
+        return caused_by(damaged, exc)
+    error = StoreIoError(where, store_path=store_path, hint=_HINTS_BY_ERRNO.get(exc.errno or 0))
+    return caused_by(error, exc)
+
+
 def _classify(exc: BaseException) -> type[StoreError]:
     if is_engine_panic(exc):
-        return CorruptStoreError
-    if isinstance(exc, mnem.StoreIoError) and _DAMAGED_DATA_MARKER in str(exc):
         return CorruptStoreError
     for engine_class, ours in _BY_ENGINE_CLASS:
         if isinstance(exc, engine_class):
             return ours
     return StoreIoError
+
+
+def caused_by(error: StoreError, exc: BaseException) -> StoreError:
+    """``error`` with ``exc`` as its cause, minus ``exc``'s frames (they may hold the engine)."""
+    exc.__traceback__ = None
+    error.__cause__ = exc
+    return error
 
 
 def translate(exc: BaseException, *, store_path: str | None = None) -> StoreError:
@@ -163,7 +210,7 @@ def translate(exc: BaseException, *, store_path: str | None = None) -> StoreErro
     """
     if isinstance(exc, StoreError):
         return exc
-    exc.__traceback__ = None
+    if isinstance(exc, OSError):
+        return from_os_error(exc, store_path=store_path)
     error = _classify(exc)(f"{type(exc).__name__}: {exc}", store_path=store_path)
-    error.__cause__ = exc
-    return error
+    return caused_by(error, exc)

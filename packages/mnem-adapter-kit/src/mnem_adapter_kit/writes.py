@@ -35,7 +35,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import mnem
 
-from .errors import ConflictError, InvalidRefError
+from .errors import ConflictError, InvalidRefError, StoreError
 from .history import describe
 from .ids import parse
 from .locations import STORE_DIR
@@ -63,13 +63,18 @@ class _Journal:
         self._file.write(json.dumps(node_id) + "\n")
         self._file.flush()
 
-    def end(self) -> None:
-        """The write committed or rolled back: forget it."""
+    def end(self, *, forget: bool) -> None:
+        """The write is over; forget it if it committed or rolled back cleanly.
+
+        A write whose rollback failed (the engine refusing everything after an
+        I/O error, say) keeps its journal, so the next write clears its staging.
+        """
         if self._file is not None:
             self._file.close()
             self._file = None
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(self.path)
+            if forget:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(self.path)
 
     def left_behind(self) -> set[str]:
         """The ids a killed adapter write had noted (a torn last line is ignored)."""
@@ -145,10 +150,15 @@ class Transaction:
             message = describe(verb, [*self.added, *self.removed])
         self.commit = self._engine.commit(message, author=author)
 
-    def _rollback(self) -> None:
+    def _rollback(self) -> bool:
+        """Unstage what this write staged; whether every unstage succeeded."""
+        clean = True
         for node_id in [*self.added, *self.removed]:
-            with contextlib.suppress(mnem.MnemError):
+            try:
                 self._engine.unstage(node_id)
+            except (StoreError, mnem.MnemError):
+                clean = False
+        return clean
 
 
 def branch_of(engine: mnem.Store) -> str | None:
@@ -192,13 +202,14 @@ def write(
     if mirror is not None:
         mirror.sync(engine)
     tx = Transaction(engine)
+    clean = True
     try:
         yield tx
         tx._commit(author)
     except BaseException:
-        tx._rollback()
+        clean = tx._rollback()
         raise
     finally:
-        tx._journal.end()
+        tx._journal.end(forget=clean)
     if mirror is not None and tx.commit is not None:
         mirror.apply(tx)

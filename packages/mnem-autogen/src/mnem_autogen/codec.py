@@ -3,22 +3,29 @@
 Every field a caller gave comes back equal: ``str``, ``bytes`` (any bytes, as
 base64), ``dict`` (kept as JSON text, so key order and every number survive),
 ``Image`` (as PNG base64), the MIME type as the enum member or the string it was
-given as, and the metadata verbatim. Values that cannot come back equal are
+given as, and the metadata verbatim. Values that cannot come back equal, or that
+nest deeper than :data:`~mnem_adapter_kit.payloads.MAX_NESTING` levels, are
 refused with :class:`~mnem_adapter_kit.InvalidInputError` before anything is
 staged.
+
+Reading never recurses in Python per level of a value: one deep item must not
+make a whole memory unreadable.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import copy
+import json
+import warnings
 from typing import Any
 
 from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
 
 from mnem_adapter_kit import InvalidInputError, from_json_text, to_json_text
-from mnem_adapter_kit.payloads import check_text
+from mnem_adapter_kit.payloads import MAX_NESTING, check_text, nests_deeper_than_allowed
 
 FORMAT = "mnem-autogen/1"
 
@@ -61,17 +68,47 @@ def encode(item: object) -> dict[str, Any]:
 
 
 def is_item(content: object) -> bool:
-    """Whether a node's content was written by :func:`encode`."""
-    return isinstance(content, dict) and content.get("format") == FORMAT
+    """Whether a node's content was written by :func:`encode` and can be read back.
+
+    An item nested deeper than :data:`MAX_NESTING` levels (only versions before the
+    limit wrote them) is not: reads leave it out, with a warning, rather than fail.
+    """
+    if not (isinstance(content, dict) and content.get("format") == FORMAT):
+        return False
+    texts = [content.get("metadata")]
+    if content.get("kind") == "dict":
+        texts.append(content.get("content"))
+    if any(isinstance(text, str) and nests_deeper_than_allowed(text) for text in texts):
+        warnings.warn(
+            f"a stored memory item nests deeper than {MAX_NESTING} levels, the limit for "
+            "new items; reads leave it out (it stays in the store's history)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return False
+    return True
 
 
 def fresh(item: MemoryContent) -> MemoryContent:
-    """A copy of a decoded item that shares nothing mutable with it."""
-    if isinstance(item.content, (str, bytes)) and item.metadata is None:
-        return MemoryContent.model_construct(
-            content=item.content, mime_type=item.mime_type, metadata=None
-        )
-    return item.model_copy(deep=True)
+    """A copy of a decoded item that shares nothing mutable with it.
+
+    Dicts are copied through JSON (exact for what :func:`decode` returns) rather than
+    ``deepcopy``, which recurses in Python two frames per level.
+    """
+    content = item.content
+    if isinstance(content, dict):
+        content = _copy_json(content)
+    elif isinstance(content, Image):
+        content = copy.deepcopy(content)
+    metadata = None if item.metadata is None else _copy_json(item.metadata)
+    return MemoryContent.model_construct(
+        content=content, mime_type=item.mime_type, metadata=metadata
+    )
+
+
+def _copy_json(value: dict[str, Any]) -> dict[str, Any]:
+    copied: dict[str, Any] = json.loads(json.dumps(value, ensure_ascii=False))
+    return copied
 
 
 def decode(stored: dict[str, Any]) -> MemoryContent:

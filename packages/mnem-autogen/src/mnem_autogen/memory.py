@@ -26,7 +26,15 @@ from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import ValidationError
 from typing_extensions import Self
 
-from mnem_adapter_kit import InvalidInputError, Scope, ScopeMirror, attach, describe, write
+from mnem_adapter_kit import (
+    InvalidInputError,
+    Scope,
+    ScopeMirror,
+    attach,
+    describe,
+    store_root,
+    write,
+)
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.locations import store_dir_name
 from mnem_adapter_kit.payloads import check_text
@@ -126,7 +134,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         busy_timeout: float = 10.0,
     ) -> None:
         self._name = check_text(name or DEFAULT_NAME, "the memory name")
-        given = None if store_path is None else os.path.abspath(os.path.expanduser(store_path))
+        given = None if store_path is None else store_root(store_path)
         try:
             self._config = MnemosyneMemoryConfig(
                 name=name,
