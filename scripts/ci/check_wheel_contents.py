@@ -10,7 +10,7 @@ Every ``*.whl`` in DIST_DIR must:
   ``Requires-Python``, a licence expression with its licence file, known trove classifiers and
   no ``License ::`` classifier beside the expression, project URLs, a README;
 * require only names an installer finds on PyPI (no ``name @ url`` or path requirements), and
-  accept the version of every sibling built alongside it (``mnem-adapter-kit>=0.1,<0.2`` must
+  accept the version of every sibling built alongside it (``mnem-adapter-kit>=0.1,<1`` must
   admit the kit in DIST_DIR).
 
 Dependencies without an upper bound are reported as warnings. Needs ``packaging`` and
