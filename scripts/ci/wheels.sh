@@ -35,6 +35,8 @@ uvx --python "$PYTHON" --from 'twine>=6.1' twine check --strict "$DIST"/*.whl "$
 say "wheel contents and metadata"
 expect=()
 for package in "${PACKAGES[@]}"; do expect+=(--expect "$package"); done
+# On GitHub Actions, the metadata must name the repository the build runs in.
+[ -z "${GITHUB_REPOSITORY:-}" ] || expect+=(--repository "https://github.com/$GITHUB_REPOSITORY")
 uv run --quiet --no-project --isolated --python "$PYTHON" \
     --with packaging --with trove-classifiers \
     python scripts/ci/check_wheel_contents.py "$DIST" "${expect[@]}"
