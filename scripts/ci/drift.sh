@@ -25,7 +25,8 @@ export UV_PROJECT_ENVIRONMENT=$WORK/.venv
 started=$SECONDS
 
 say "pass 1: uv lock --upgrade (the newest versions our ranges admit), $("$PYTHON" --version)"
-uv lock --upgrade 2>&1 | grep -E '^(Updated|Added|Removed) ' | sed 's/^/   /' || true
+changes=$(uv lock --upgrade 2>&1 | grep -E '^(Updated|Added|Removed) ' || true)
+echo "${changes:-no newer versions than uv.lock holds}" | sed 's/^/   /'
 uv sync --locked --all-packages --python "$PYTHON" --quiet
 uv pip check
 engine=$(uv pip show mnem-agents | sed -n 's/^Version: //p')
