@@ -1,13 +1,16 @@
 """Check a release tag against the package it names, and say what to build.
 
 Usage: ``check_release_tag.py TAG [--dist DIR]``  (run from the workspace root)
+       ``check_release_tag.py --package NAME``  (the tag NAME's current version would have)
 
 TAG is ``<package>-vX.Y.Z`` (``mnem-autogen-v0.1.0``). It must name a workspace member whose
 ``[project].version`` is exactly X.Y.Z, whose ``__version__`` (if the package sets one) agrees,
-and whose CHANGELOG.md has a dated ``## X.Y.Z`` entry (not "unreleased"). With ``--dist``, the
-directory must hold that package's wheel and sdist of that version and nothing else.
+and whose CHANGELOG.md passes ``changelog.py`` with a ``## X.Y.Z - YYYY-MM-DD`` entry: a real
+date, not "unreleased", "TBD" or a day to come. With ``--dist``, the directory must hold that
+package's wheel and sdist of that version and nothing else. Needs ``packaging``.
 
-Prints ``package=``, ``version=``, ``import=`` and ``smoke=`` lines for ``$GITHUB_OUTPUT``.
+Prints ``tag=``, ``package=``, ``version=``, ``import=`` and ``smoke=`` lines for
+``$GITHUB_OUTPUT``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import re
 import sys
 from pathlib import Path
 from typing import Any
+
+import changelog
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -51,17 +56,16 @@ def problems_with(package: str, version: str, directory: Path, dist: Path | None
     if match and match.group(1) != version:
         problems.append(f"{init} says __version__ = {match.group(1)!r}, the tag {version}")
 
-    changelog = directory / "CHANGELOG.md"
-    if not changelog.exists():
-        problems.append(f"{changelog} is missing")
+    notes = directory / "CHANGELOG.md"
+    if not notes.exists():
+        problems.append(f"{notes} is missing")
     else:
-        heading = re.search(
-            rf"^## {re.escape(version)}\b(.*)$", changelog.read_text(encoding="utf-8"), re.M
-        )
-        if heading is None:
-            problems.append(f"{changelog} has no '## {version}' entry")
-        elif "unreleased" in heading.group(1).lower():
-            problems.append(f"{changelog}: '## {version}' is still marked unreleased")
+        problems += changelog.check(notes)
+        found = [e for e in changelog.entries(notes)[0] if e.version == version]
+        if not found:
+            problems.append(f"{notes} has no '## {version} - YYYY-MM-DD' entry")
+        elif found[0].date is None:
+            problems.append(f"{notes}: '## {version}' is still {changelog.UNRELEASED}")
 
     if dist is not None:
         stem = f"{module}-{version}"
@@ -77,9 +81,18 @@ def problems_with(package: str, version: str, directory: Path, dist: Path | None
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tag")
+    parser.add_argument("tag", nargs="?")
     parser.add_argument("--dist", type=Path, help="the directory the release build wrote")
+    parser.add_argument("--package", help="check the tag of this package's current version")
     args = parser.parse_args()
+    if (args.tag is None) == (args.package is None):
+        parser.error("give a TAG or --package NAME")
+    if args.package:
+        directory = members().get(args.package)
+        if directory is None:
+            parser.error(f"{args.package!r} is not a workspace package: {sorted(members())}")
+        with open(directory / "pyproject.toml", "rb") as file:
+            args.tag = f"{args.package}-v{tomllib.load(file)['project']['version']}"
 
     match = TAG.match(args.tag)
     if match is None:
@@ -97,6 +110,7 @@ def main() -> int:
         return 1
 
     smoke = Path("scripts/smoke") / f"{package.removeprefix('mnem-').replace('-', '_')}_smoke.py"
+    print(f"tag={args.tag}")
     print(f"package={package}")
     print(f"version={version}")
     print(f"import={package.replace('-', '_')}")

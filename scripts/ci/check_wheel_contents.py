@@ -1,6 +1,6 @@
 """Check built wheels before anyone installs or publishes them.
 
-Usage: ``check_wheel_contents.py DIST_DIR [--expect NAME ...]``
+Usage: ``check_wheel_contents.py DIST_DIR [--expect NAME ...] [--repository URL]``
 
 Every ``*.whl`` in DIST_DIR must:
 
@@ -8,9 +8,13 @@ Every ``*.whl`` in DIST_DIR must:
   plus its ``.dist-info``, and nothing else: no tests, no ``__pycache__``, no compiled files;
 * carry metadata PyPI accepts and users can rely on: name and version matching the file name,
   ``Requires-Python``, a licence expression with its licence file, known trove classifiers and
-  no ``License ::`` classifier beside the expression, project URLs, a README;
+  no ``License ::`` classifier beside the expression, a README;
+* point users at the repository and keep one style: ``Homepage`` (the package's folder),
+  ``Source``, ``Issues`` and ``Changelog`` URLs built from one repository URL shared by every
+  wheel (``--repository``, given in CI, must be it), and sorted classifiers that include the
+  family's common set, with Python versions from the ``Requires-Python`` floor on;
 * require only names an installer finds on PyPI (no ``name @ url`` or path requirements), and
-  accept the version of every sibling built alongside it (``mnem-adapter-kit>=0.1,<0.2`` must
+  accept the version of every sibling built alongside it (``mnem-adapter-kit>=0.1,<1`` must
   admit the kit in DIST_DIR).
 
 Dependencies without an upper bound are reported as warnings. Needs ``packaging`` and
@@ -35,6 +39,17 @@ from trove_classifiers import deprecated_classifiers
 TEST_FILE_NAMES = {"conftest.py"}
 TEST_DIR_NAMES = {"tests", "test"}
 UPPER_BOUND_OPERATORS = {"<", "<=", "==", "~=", "==="}
+# Every package of the family carries these; frameworks and environments vary per package.
+COMMON_CLASSIFIERS = {
+    "Development Status :: 3 - Alpha",
+    "Intended Audience :: Developers",
+    "Programming Language :: Python :: 3",
+    "Programming Language :: Python :: 3 :: Only",
+    "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    "Topic :: Software Development :: Libraries",
+    "Typing :: Typed",
+}
+PYTHON_VERSION = "Programming Language :: Python :: 3."
 
 
 class WheelReport:
@@ -103,12 +118,10 @@ def check_metadata(
             report.error(f"License-File {license_file} is not in {dist_info}/licenses/")
     if not meta.get_all("License-File"):
         report.error("METADATA names no License-File")
-    if not meta.get_all("Project-URL"):
-        report.error("METADATA has no Project-URL")
-
     classifiers = meta.get_all("Classifier") or []
     if not classifiers:
         report.error("METADATA has no classifiers")
+    check_classifier_style(report, classifiers, meta.get("Requires-Python", ""))
     for classifier in classifiers:
         if classifier in deprecated_classifiers:
             report.error(f"deprecated classifier {classifier!r}")
@@ -125,6 +138,46 @@ def check_metadata(
         report.error("METADATA has no long description (the README)")
     elif len(body.splitlines()) < 3:
         report.warn(f"the README (the PyPI page) is a stub: {body.splitlines()[0]!r}")
+
+
+def check_classifier_style(report: WheelReport, classifiers: list[str], requires: str) -> None:
+    if classifiers != sorted(classifiers):
+        report.error("classifiers are not sorted")
+    for missing in sorted(COMMON_CLASSIFIERS - set(classifiers)):
+        report.error(f"lacks the family's classifier {missing!r}")
+    minors = sorted(
+        int(c.removeprefix(PYTHON_VERSION)) for c in classifiers if c.startswith(PYTHON_VERSION)
+    )
+    floor = requires.removeprefix(">=3.")
+    if not minors or str(minors[0]) != floor or minors != list(range(minors[0], minors[-1] + 1)):
+        report.error(
+            f"Python classifiers 3.{minors} do not run without gaps from Requires-Python {requires}"
+        )
+
+
+def project_urls(meta: Message) -> dict[str, str]:
+    """The Project-URL entries, label to URL."""
+    entries = (entry.split(",", 1) for entry in meta.get_all("Project-URL") or [])
+    return {label.strip(): url.strip() for label, url in entries}
+
+
+def check_project_urls(report: WheelReport, meta: Message, name: str) -> str:
+    """Check the URLs against the Source URL; return it."""
+    urls = project_urls(meta)
+    source = urls.get("Source", "")
+    if not source.startswith("https://"):
+        report.error(f"no https Source URL: {urls}")
+        return source
+    expected = {
+        "Homepage": f"{source}/tree/main/packages/{name}",
+        "Source": source,
+        "Issues": f"{source}/issues",
+        "Changelog": f"{source}/blob/main/packages/{name}/CHANGELOG.md",
+    }
+    for label, url in expected.items():
+        if urls.get(label) != url:
+            report.error(f"Project-URL {label} is {urls.get(label)!r}, expected {url!r}")
+    return source
 
 
 def check_requirements(report: WheelReport, meta: Message, built: dict[str, Version]) -> None:
@@ -148,7 +201,8 @@ def check_requirements(report: WheelReport, meta: Message, built: dict[str, Vers
             report.warn(f"Requires-Dist {line!r} has no upper bound")
 
 
-def check_wheel(wheel: Path, built: dict[str, Version]) -> WheelReport:
+def check_wheel(wheel: Path, built: dict[str, Version]) -> tuple[WheelReport, str]:
+    """The wheel's problems, and the repository its Source URL names."""
     report = WheelReport(wheel)
     name, version, _, _ = parse_wheel_filename(wheel.name)
     package = import_name(name)
@@ -157,12 +211,12 @@ def check_wheel(wheel: Path, built: dict[str, Version]) -> WheelReport:
         names = [n for n in archive.namelist() if not n.endswith("/")]
         if f"{dist_info}/METADATA" not in names:
             report.error(f"{dist_info}/METADATA is missing")
-            return report
+            return report, ""
         meta = HeaderParser().parsestr(archive.read(f"{dist_info}/METADATA").decode("utf-8"))
     check_files(report, names, package, dist_info)
     check_metadata(report, meta, names, dist_info, (name, version))
     check_requirements(report, meta, built)
-    return report
+    return report, check_project_urls(report, meta, str(name))
 
 
 def main() -> int:
@@ -171,6 +225,7 @@ def main() -> int:
     parser.add_argument(
         "--expect", action="append", default=[], metavar="NAME", help="a wheel that must be there"
     )
+    parser.add_argument("--repository", help="the URL every Source URL must be")
     args = parser.parse_args()
 
     wheels = sorted(args.dist_dir.glob("*.whl"))
@@ -187,8 +242,12 @@ def main() -> int:
         return 1
 
     failed = False
+    sources = set()
     for wheel in wheels:
-        report = check_wheel(wheel, built)
+        report, source = check_wheel(wheel, built)
+        sources.add(source)
+        if args.repository and source != args.repository.rstrip("/"):
+            report.error(f"Source URL {source!r} is not this repository, {args.repository!r}")
         status = "FAIL" if report.errors else "ok  "
         print(f"{status} {wheel.name}")
         for text in report.errors:
@@ -196,6 +255,9 @@ def main() -> int:
         for text in report.warnings:
             print(f"     warning: {text}")
         failed = failed or bool(report.errors)
+    if len(sources) > 1:
+        print(f"FAIL the wheels name different repositories: {sorted(sources)}")
+        failed = True
     return 1 if failed else 0
 
 

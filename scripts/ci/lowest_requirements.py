@@ -1,21 +1,26 @@
 """Print the requirements that test one workspace package on its own, for a lowest resolution.
 
-Usage: ``lowest_requirements.py PACKAGE [--with NAME ...]``  (run from the workspace root)
+Usage: ``lowest_requirements.py PACKAGE``  (run from the workspace root)
+       ``lowest_requirements.py --kit-floor PACKAGE``
+       ``lowest_requirements.py --kit-version``
 
-The output names the package itself (editable, with its extras), the adapter kit with its
-``testing`` extra (the test tools and their declared floors), and the root ``dev`` group's
-entries for every ``--with`` NAME, with the group's own bounds, so no bound is written twice.
-Compiled with ``uv pip compile --resolution lowest-direct``, every dependency the package
-declares is then installed at its lower bound.
+The first form prints the package itself (editable, with its extras) and, for an adapter, the
+adapter kit pinned to the lowest version the adapter declares (``mnem-adapter-kit[testing]==0.1``
+for ``>=0.1,<1``): the adapter is tested against that kit, not the workspace's. The package's
+``test`` dependency group supplies the rest (``--group packages/X/pyproject.toml:test``). The
+other forms print that floor, and the workspace kit's own version, both as ``X.Y.Z``.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,11 +28,6 @@ else:  # pragma: no cover - CI runs this on 3.10 with tomli installed
     import tomli as tomllib
 
 KIT = "mnem-adapter-kit"
-NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -35,40 +35,55 @@ def load(path: Path) -> dict[str, Any]:
         return tomllib.load(file)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("package")
-    parser.add_argument("--with", dest="extra", action="append", default=[], metavar="NAME")
-    args = parser.parse_args()
-
+def members() -> dict[str, tuple[Path, dict[str, Any]]]:
     root = load(Path("pyproject.toml"))
-    members: dict[str, tuple[Path, list[str]]] = {}
+    found = {}
     for pattern in root["tool"]["uv"]["workspace"]["members"]:
         for directory in sorted(Path().glob(pattern)):
             project = load(directory / "pyproject.toml")["project"]
-            extras = sorted(project.get("optional-dependencies", {}))
-            members[canonical(project["name"])] = (directory, extras)
+            found[canonicalize_name(project["name"])] = (directory, project)
+    return found
 
-    package = canonical(args.package)
-    if package not in members:
-        parser.error(f"{args.package} is not a workspace member ({', '.join(sorted(members))})")
-    lines = []
-    for name in dict.fromkeys([package, KIT]):
-        directory, extras = members[name]
-        chosen = ["testing"] if name == KIT and name != package else extras
-        suffix = f"[{','.join(chosen)}]" if chosen else ""
-        lines.append(f"-e ./{directory.as_posix()}{suffix}")
 
-    dev = {}
-    for requirement in root["dependency-groups"]["dev"]:
-        match = NAME.match(requirement) if isinstance(requirement, str) else None
-        if match:
-            dev[canonical(match.group(1))] = requirement
-    for wanted in args.extra:
-        if canonical(wanted) not in dev:
-            parser.error(f"{wanted} is not in the root dev dependency group")
-        lines.append(dev[canonical(wanted)])
-    print("\n".join(lines))
+def three_part(version: Version) -> str:
+    """``0.1`` as ``0.1.0``: the form wheel file names and ``==`` pins use here."""
+    return ".".join(str(part) for part in (*version.release, 0, 0)[:3])
+
+
+def kit_floor(project: dict[str, Any]) -> str:
+    """The lowest kit version an adapter's dependency on the kit admits."""
+    for line in project.get("dependencies", []):
+        requirement = Requirement(line)
+        if canonicalize_name(requirement.name) == KIT:
+            floors = [Version(s.version) for s in requirement.specifier if s.operator == ">="]
+            if len(floors) != 1:
+                raise SystemExit(f"{project['name']}: {line!r} needs exactly one '>=' floor")
+            return three_part(floors[0])
+    raise SystemExit(f"{project['name']} does not depend on {KIT}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("package", nargs="?")
+    parser.add_argument("--kit-floor", action="store_true", help="print the adapter's kit floor")
+    parser.add_argument("--kit-version", action="store_true", help="print the workspace kit's")
+    args = parser.parse_args()
+
+    found = members()
+    if args.kit_version:
+        print(three_part(Version(found[KIT][1]["version"])))
+        return 0
+    package = canonicalize_name(args.package or "")
+    if package not in found:
+        parser.error(f"{args.package} is not a workspace member ({', '.join(sorted(found))})")
+    directory, project = found[package]
+    if args.kit_floor:
+        print(kit_floor(project))
+        return 0
+    extras = ",".join(sorted(project.get("optional-dependencies", {})))
+    print(f"-e ./{directory.as_posix()}{f'[{extras}]' if extras else ''}")
+    if package != KIT:
+        print(f"{KIT}[testing]=={kit_floor(project)}")
     return 0
 
 

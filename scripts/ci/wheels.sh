@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build every publishable package exactly as a release does, check the artifacts, then install
 # the wheels (plus PyPI, nothing editable) in a fresh environment outside the workspace and run
-# the worked example and the smoke scripts there.
+# the worked example and the smoke scripts there; last, each package's tests from its unpacked
+# sdist (scripts/ci/sdist_tests.sh).
 #
 #   bash scripts/ci/wheels.sh            MNEM_CI_PYTHON=python3.12 picks another interpreter
 set -euo pipefail
@@ -12,6 +13,7 @@ export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 PACKAGES=(mnem-adapter-kit mnem-autogen mnem-langgraph mnem-mcp)
+source scripts/ci/lib.sh
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-wheels.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -20,7 +22,6 @@ VENV=$WORK/venv
 RUN=$WORK/run
 mkdir -p "$RUN"
 
-say() { printf -- '-- %s\n' "$*"; }
 started=$SECONDS
 
 say "building ${PACKAGES[*]} with --no-sources into $DIST"
@@ -34,22 +35,15 @@ uvx --python "$PYTHON" --from 'twine>=6.1' twine check --strict "$DIST"/*.whl "$
 say "wheel contents and metadata"
 expect=()
 for package in "${PACKAGES[@]}"; do expect+=(--expect "$package"); done
+# On GitHub Actions, the metadata must name the repository the build runs in.
+[ -z "${GITHUB_REPOSITORY:-}" ] || expect+=(--repository "https://github.com/$GITHUB_REPOSITORY")
 uv run --quiet --no-project --isolated --python "$PYTHON" \
     --with packaging --with trove-classifiers \
     python scripts/ci/check_wheel_contents.py "$DIST" "${expect[@]}"
 
 # Pin each built distribution to its built version so a same-named release on PyPI cannot win;
 # check_installed.py then proves the installed files are the wheel's.
-requirements=()
-for wheel in "$DIST"/*.whl; do
-    base=$(basename "$wheel")
-    name=${base%%-*}
-    version=${base#*-}
-    version=${version%%-*}
-    name=${name//_/-}
-    [ "$name" = mnem-adapter-kit ] && name="$name[testing]"
-    requirements+=("$name==$version")
-done
+mapfile -t requirements < <(built_pins "$DIST" | sed 's/^mnem-adapter-kit==/mnem-adapter-kit[testing]==/')
 
 cp scripts/ci/check_installed.py examples/autogen_memory.py "$RUN"/
 cp scripts/smoke/*.py "$RUN"/
@@ -71,6 +65,13 @@ for smoke in "$RUN"/*_smoke.py; do
     say "smoke: scripts/smoke/$(basename "$smoke")"
     "$VENV/bin/python" -I "$smoke" | sed 's/^/   | /'
 done
+
+cd "$ROOT"
+say "every package README, verbatim, after its own install lines (scripts/ci/readme_snippets.py)"
+MNEM_CI_PYTHON=$PYTHON uv run --quiet --no-project --isolated --python "$PYTHON" \
+    python scripts/ci/readme_snippets.py "$DIST" packages/*/README.md
+
+bash scripts/ci/sdist_tests.sh "$DIST"
 
 say "built distributions"
 for artifact in "$DIST"/*.whl "$DIST"/*.tar.gz; do
