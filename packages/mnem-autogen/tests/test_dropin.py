@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from autogen_core import ComponentModel
 from autogen_core.memory import ListMemory, MemoryContent
@@ -18,6 +19,9 @@ from pydantic import ValidationError
 from mnem_adapter_kit.testing.stores import commit_count
 from mnem_autogen import MnemosyneMemory, NoStoreError
 from mnem_autogen.config import DEFAULT_NAME
+
+# The HTTP library the installed openai client is built on (httpx2 in openai 3, httpx before).
+httpx = importlib.import_module("httpx2" if importlib.util.find_spec("httpx2") else "httpx")
 
 NAMES = ["u1:x", "support bot", "ünïcødé 𝄞", "a" * 200, "default_list_memory", "::"]
 
@@ -49,7 +53,7 @@ async def test_injecting_as_user_works_through_the_openai_clients_request(
 ) -> None:
     sent: list[dict[str, Any]] = []
 
-    def transport(request: httpx.Request) -> httpx.Response:
+    def transport(request: Any) -> Any:
         sent.append(json.loads(request.content))
         return httpx.Response(200, json=completion())
 

@@ -42,9 +42,12 @@ def test_reads_with_a_shorter_prefix_fan_out_in_one_order(tmp_path: Path) -> Non
             store.put(("memories", f"u{i % 3}"), f"k{i}", {"i": i})
         store.put(("other", "x"), "k", {"i": 99})
         found = store.search(("memories",), limit=100)
-        assert [item.value["i"] for item in found] == [5, 4, 3, 2, 1, 0]
+        order = sorted(found, key=lambda i: (-i.updated_at.timestamp(), i.namespace, i.key))
+        assert found == order
+        assert sorted(item.value["i"] for item in found) == [0, 1, 2, 3, 4, 5]
+        matching = [item for item in found if item.value["i"] >= 1]
         page = store.search(("memories",), filter={"i": {"$gte": 1}}, limit=2, offset=1)
-        assert [item.value["i"] for item in page] == [4, 3]
+        assert page == matching[1:3]
         assert [item.value["i"] for item in store.search((), limit=1)] == [99]
         assert store.list_namespaces(prefix=("memories",)) == [
             ("memories", "u0"),
