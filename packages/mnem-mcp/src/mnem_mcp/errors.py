@@ -13,8 +13,9 @@ into a protocol error that hides the code.
 
 Codes are the adapters' store taxonomy (:data:`mnem_adapter_kit.ERROR_CODES`)
 plus three of the server's own: ``invalid_input`` (arguments the schema or the
-store's exactness rules refuse; nothing was written), ``unknown_tool`` and
-``internal`` (a defect in this server; details go to its log, not the client).
+store's exactness rules refuse; nothing was written), ``unknown_tool`` (sent as
+a JSON-RPC ``-32602`` error, not a tool result) and ``internal`` (a defect in
+this server; details go to its log, not the client).
 """
 
 from __future__ import annotations

@@ -36,9 +36,10 @@ with the `head` you saw last shows what they changed."""
 class MnemServer(MCPServer[dict[str, Any]]):
     """An ``MCPServer`` whose failed tool calls carry a taxonomy code.
 
-    Argument validation, store errors, refused input, unknown tools and defects
-    all come back as ``is_error`` results with ``{"error": {"code", "message"}}``
-    as their JSON text and in ``_meta`` (see :mod:`mnem_mcp.errors`).
+    Argument validation, store errors, refused input and defects come back as
+    ``is_error`` results with ``{"error": {"code", "message"}}`` as their JSON
+    text and in ``_meta`` (see :mod:`mnem_mcp.errors`); a tool that does not
+    exist is a JSON-RPC ``-32602`` error carrying the same object in ``data``.
     """
 
     def __init__(self, service: MemoryService, *, harness: bool) -> None:
