@@ -1,4 +1,4 @@
-"""The MCP server speaks stdio only and touches no path the operator did not give it."""
+"""The MCP server speaks stdio unless told otherwise and touches no path the operator did not give it."""
 
 from __future__ import annotations
 
@@ -54,16 +54,23 @@ def network_sockets(pid: int, inodes: set[str]) -> list[str]:
     return found
 
 
-def test_the_command_line_offers_no_network_transport() -> None:
+def test_the_only_network_transport_is_opt_in_http_and_stdio_is_the_default() -> None:
     shown = subprocess.run(
         [sys.executable, "-m", "mnem_mcp", "--help"], capture_output=True, text=True, check=True
     ).stdout
-    for word in ("--transport", "--port", "--host", "http", "sse"):
-        assert word not in shown
+    assert "stdio (default)" in shown
+    assert "sse" not in shown
     refused = subprocess.run(
         [sys.executable, "-m", "mnem_mcp", "--transport", "sse"], capture_output=True, text=True
     )
     assert refused.returncode == 2
+    exposed = subprocess.run(
+        [sys.executable, "-m", "mnem_mcp", "--transport", "http", "--host", "0.0.0.0"],
+        capture_output=True,
+        text=True,
+    )
+    assert exposed.returncode == 2
+    assert "bearer token is required" in exposed.stderr
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc to list open files")

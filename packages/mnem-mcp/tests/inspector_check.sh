@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Check mnem-mcp from outside the Python SDK, with the MCP Inspector CLI over stdio.
+# Check mnem-mcp from outside the Python SDK, with the MCP Inspector CLI.
 #
-# Lists the tools, remembers a value, recalls it and reads an error's code.
-# Exits non-zero on the first failure. Needs Node (npx) and the workspace's
+# Over stdio: lists the tools, remembers a value, recalls it and reads an error's
+# code. Over streamable HTTP: two Inspector clients write at once to one server
+# and nothing is lost; a server that requires a token refuses the Inspector,
+# which sends none. Exits non-zero on the first failure. Needs Node (npx) and the workspace's
 # Python environment (`uv sync --all-packages`).
 #
 #   PYTHON     the interpreter with mnem-mcp installed (default: .venv/bin/python)
@@ -14,7 +16,15 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 python=${PYTHON:-$root/.venv/bin/python}
 inspector=${INSPECTOR:-@modelcontextprotocol/inspector@0.15.0}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+server_pid=
+stop_server() {
+    if [ -n "$server_pid" ]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=
+    fi
+}
+trap 'stop_server; rm -rf "$work"' EXIT
 
 inspect() {
     npx -y "$inspector" --cli "$python" -m mnem_mcp --store "$work/store" "$@" 2>"$work/stderr"
@@ -34,7 +44,7 @@ $1" || {
 inspect --method tools/list | expect '
 names = {tool["name"] for tool in out["tools"]}
 want = {"remember", "revise", "remember_many", "forget", "recall", "recall_at",
-        "history", "why", "when_did", "whats_new"}
+        "search", "history", "why", "when_did", "whats_new"}
 assert names == want, sorted(names ^ want)
 assert all(tool.get("description") and tool.get("inputSchema") for tool in out["tools"])
 ' "tools/list did not list exactly the memory tools"
@@ -60,4 +70,64 @@ assert error["code"] == "invalid_ref", error
 assert out["_meta"]["mnem/error"] == error, out
 ' "an unknown commit did not come back as a tool error with code invalid_ref"
 
-echo "inspector_check: ok ($inspector)"
+# --- streamable HTTP ----------------------------------------------------------
+
+# Starts `mnem-mcp --transport http` on a free loopback port; sets $url and $server_pid.
+serve_http() {
+    "$python" -m mnem_mcp --store "$work/http-store" --transport http --port 0 \
+        2>"$work/http.err" &
+    server_pid=$!
+    url=
+    for _ in $(seq 300); do
+        url=$(grep -o 'http://[^ ]*/mcp' "$work/http.err" || true)
+        if [ -n "$url" ]; then return 0; fi
+        sleep 0.1
+    done
+    echo "inspector_check: the HTTP server did not start" >&2
+    cat "$work/http.err" >&2
+    exit 1
+}
+
+over_http() {
+    local errors=$1
+    shift
+    npx -y "$inspector" --cli "$url" --transport http "$@" 2>"$errors"
+}
+
+# One Inspector client writing five nodes, one call each.
+http_writer() {
+    for i in 1 2 3 4 5; do
+        over_http "$work/$1.err" --method tools/call --tool-name remember \
+            --tool-arg "node_id=http/$1/$i" --tool-arg "content=$i" >"$work/$1-$i.json" || return 1
+    done
+}
+
+serve_http
+over_http "$work/stderr" --method tools/list | expect '
+assert "search" in {tool["name"] for tool in out["tools"]}, out
+' "tools/list over HTTP did not list the tools"
+
+http_writer first & first=$!
+http_writer second & second=$!
+wait "$first" || { echo "inspector_check: the first HTTP writer failed" >&2; cat "$work/first.err" >&2; exit 1; }
+wait "$second" || { echo "inspector_check: the second HTTP writer failed" >&2; cat "$work/second.err" >&2; exit 1; }
+over_http "$work/stderr" --method tools/call --tool-name recall --tool-arg prefix=http/ | expect '
+page = out["structuredContent"]
+assert page["total"] == 10, page
+' "two Inspector clients writing at once over HTTP lost a write"
+stop_server
+
+# The Inspector CLI sends no Authorization header: a server that requires a token refuses it.
+MNEM_MCP_TOKEN=$("$python" -c "import secrets; print(secrets.token_hex(16))") serve_http
+if over_http "$work/stderr" --method tools/list >"$work/refused.json"; then
+    echo "inspector_check: a request without the token was served" >&2
+    exit 1
+fi
+grep -q "bearer token is required" "$work/stderr" "$work/refused.json" || {
+    echo "inspector_check: a request without the token failed, but not for want of the token" >&2
+    cat "$work/stderr" "$work/refused.json" >&2
+    exit 1
+}
+stop_server
+
+echo "inspector_check: ok ($inspector, stdio and HTTP)"

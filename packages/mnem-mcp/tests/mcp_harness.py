@@ -5,8 +5,8 @@ harness keeps each scope under its own id prefix, ``conformance/<scope>/``, with
 the scope percent-encoded (no ``/`` or ``:`` left in it, so no prefix is another
 scope's and no id looks like an adapter's ``scope:key``), followed by a fresh
 ``uuid4().hex`` per value. A scope is read with ``recall`` filtered by that
-prefix, keeping only ids of exactly that shape (a node someone else wrote under
-the prefix is not the scope's). Each call opens an in-process ``mcp.Client``
+prefix and paged with its cursor, keeping only ids of exactly that shape (a node
+someone else wrote under the prefix is not the scope's). Each call opens an in-process ``mcp.Client``
 on the server and runs on its own event loop (``asyncio.run``); failed calls are
 raised as the kit's exception for the ``code`` in the error's JSON.
 """
@@ -138,13 +138,13 @@ class McpHarness(AdapterHarness):
     def _nodes(self, adapter: McpMemory, tool: str = "recall", **at: str) -> list[dict[str, Any]]:
         """Every node of the scope in id order, paging through ``recall`` by prefix."""
         found: list[dict[str, Any]] = []
-        after: dict[str, str] = {}
+        cursor: dict[str, str] = {}
         while True:
-            page = self.call(adapter, tool, prefix=adapter.prefix, limit=PAGE, **at, **after)
+            page = self.call(adapter, tool, prefix=adapter.prefix, limit=PAGE, **at, **cursor)
             found += [node for node in page["nodes"] if adapter.owns(node["node_id"])]
-            if not page["truncated"]:
+            if page["next_cursor"] is None:
                 return found
-            after = {"after": page["next_after"]}
+            cursor = {"cursor": page["next_cursor"]}
 
     def read(self, adapter: Any) -> list[str]:
         return [node["content"] for node in self._nodes(adapter)]
@@ -153,7 +153,14 @@ class McpHarness(AdapterHarness):
         return [node["content"] for node in self._nodes(adapter, "recall_at", at=commit)]
 
     def history(self, adapter: Any) -> list[str]:
-        log = self.call(adapter, "history", limit=PAGE)["commits"]
+        log: list[dict[str, Any]] = []
+        cursor: dict[str, str] = {}
+        while True:
+            page = self.call(adapter, "history", limit=PAGE, **cursor)
+            log += page["commits"]
+            if page["next_cursor"] is None:
+                break
+            cursor = {"cursor": page["next_cursor"]}
         return [
             entry["commit"]["commit"]
             for entry in log

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from mnem_adapter_kit.testing.stores import (
     commit_count,
@@ -183,7 +185,34 @@ async def test_a_defect_in_the_server_is_internal_without_its_details(
     assert "secret" not in error["message"]
 
 
-async def test_an_unknown_tool_is_unknown_tool(connect: Connect) -> None:
+async def test_an_unknown_tool_is_a_protocol_error_invalid_params_with_code_unknown_tool(
+    connect: Connect,
+) -> None:
     async with connect() as session:
-        error = await session.fails("teleport")
-    assert error["code"] == "unknown_tool"
+        with pytest.raises(MCPError) as refused:
+            await session.raw("teleport")
+    assert refused.value.error.code == INVALID_PARAMS == -32602
+    assert refused.value.error.data["error"]["code"] == "unknown_tool"
+    assert "teleport" in refused.value.error.message
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "meant"),
+    [
+        ("remember", {"node_id": "a", "content": 1, "mesage": "why"}, "message"),
+        ("recall", {"limt": 5}, "limit"),
+        ("history", {"node": "a"}, "node_id"),
+    ],
+)
+async def test_a_misspelled_argument_is_refused_with_the_name_it_resembles(
+    connect: Connect,
+    untouched: Callable[[], bool],
+    tool: str,
+    arguments: dict[str, Any],
+    meant: str,
+) -> None:
+    async with connect() as session:
+        error = await session.fails(tool, **arguments)
+    assert error["code"] == "invalid_input"
+    assert f"did you mean '{meant}'" in error["message"]
+    assert untouched()

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from mnem_adapter_kit import attach
 from mnem_adapter_kit.testing.stores import commit_count
@@ -18,6 +23,7 @@ MEMORY_TOOLS = {
     "forget",
     "recall",
     "recall_at",
+    "search",
     "history",
     "why",
     "when_did",
@@ -40,9 +46,11 @@ async def test_the_harness_tools_are_listed_with_tools_all(connect: Connect) -> 
 
 async def test_calling_a_hidden_harness_tool_is_unknown_tool_with_a_hint(connect: Connect) -> None:
     async with connect() as session:
-        error = await session.fails("branch", name="try")
-    assert error["code"] == "unknown_tool"
-    assert "--tools all" in error["message"]
+        with pytest.raises(MCPError) as refused:
+            await session.raw("branch", name="try")
+    assert refused.value.error.code == INVALID_PARAMS
+    assert refused.value.error.data["error"]["code"] == "unknown_tool"
+    assert "--tools all" in refused.value.error.message
 
 
 async def test_every_tool_has_a_description_a_typed_input_schema_and_an_output_schema(
@@ -57,15 +65,46 @@ async def test_every_tool_has_a_description_a_typed_input_schema_and_an_output_s
         assert tool.input_schema["type"] == "object", tool.name
         for name, prop in tool.input_schema["properties"].items():
             assert prop.get("description"), (tool.name, name)
-        for model in tool.input_schema.get("$defs", {}).values():
-            for name, prop in model.get("properties", {}).items():
-                assert prop.get("description"), (tool.name, name)
+        assert tool.input_schema.get("additionalProperties") is False, tool.name
         assert tool.output_schema is not None, tool.name
     by_name = {tool.name: tool for tool in tools}
-    provenance = by_name["remember"].input_schema["$defs"]["ProvenanceIn"]["properties"]
-    assert set(provenance) == {"agent_step", "observation", "tool_call", "source", "note"}
-    assert by_name["recall"].annotations.read_only_hint is True  # type: ignore[union-attr]
+    provenance = by_name["remember"].input_schema["properties"]["provenance"]["anyOf"][0]
+    assert set(provenance["properties"]) == {
+        "agent_step",
+        "observation",
+        "tool_call",
+        "source",
+        "note",
+    }
+    assert all(prop.get("description") for prop in provenance["properties"].values())
     assert by_name["forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
+
+
+async def test_no_schema_refers_elsewhere_with_defs_or_ref(connect: Connect) -> None:
+    async with connect(harness=True) as session:
+        tools = (await session.client.list_tools()).tools
+    for tool in tools:
+        for schema in (tool.input_schema, tool.output_schema):
+            text = json.dumps(schema)
+            assert "$defs" not in text, tool.name
+            assert "$ref" not in text, tool.name
+
+
+async def test_read_tools_are_read_only_and_idempotent_and_writes_are_not(
+    connect: Connect,
+) -> None:
+    async with connect(harness=True) as session:
+        tools = (await session.client.list_tools()).tools
+    reads = {"recall", "recall_at", "search", "history", "why", "when_did", "whats_new"}
+    for tool in tools:
+        hints = tool.annotations
+        assert hints is not None, tool.name
+        assert hints.read_only_hint is (tool.name in reads), tool.name
+        if tool.name in reads or tool.name == "switch":
+            assert hints.idempotent_hint is True, tool.name
+        else:
+            assert hints.idempotent_hint is False, tool.name
+        assert hints.open_world_hint is False, tool.name
 
 
 async def test_a_branch_holds_changes_until_it_is_merged_back(

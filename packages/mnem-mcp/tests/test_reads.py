@@ -32,19 +32,21 @@ async def test_recall_of_the_whole_memory_shows_every_node_in_id_order(
     assert recalled["branch"] == "main"
 
 
-async def test_recall_pages_through_the_memory_with_limit_and_after(connect: Connect) -> None:
+async def test_recall_pages_through_the_memory_with_limit_and_cursor(connect: Connect) -> None:
     async with connect() as session:
         await session.ok(
             "remember_many", nodes=[{"node_id": f"n{i:02d}", "content": i} for i in range(25)]
         )
         seen: list[str] = []
-        after = None
+        cursor: dict[str, str] = {}
         while True:
-            page = await session.ok("recall", limit=10, **({"after": after} if after else {}))
+            page = await session.ok("recall", limit=10, **cursor)
+            assert page["total"] == 25
             seen += [n["node_id"] for n in page["nodes"]]
             if not page["truncated"]:
+                assert page["next_cursor"] is None
                 break
-            after = page["next_after"]
+            cursor = {"cursor": page["next_cursor"]}
     assert seen == [f"n{i:02d}" for i in range(25)]
 
 

@@ -28,12 +28,14 @@ async def read_error(session: Session, uri: str) -> MCPError:
     return caught.value
 
 
-async def test_the_server_lists_two_resources_and_two_templates(connect: Connect) -> None:
+async def test_the_server_lists_two_resources_and_four_templates(connect: Connect) -> None:
     async with connect() as session:
         resources = (await session.client.list_resources()).resources
         templates = (await session.client.list_resource_templates()).resource_templates
     assert {str(r.uri) for r in resources} == {"mnem://memory", "mnem://log"}
     assert {t.uri_template for t in templates} == {
+        "mnem://memory{?cursor}",
+        "mnem://log{?cursor}",
         "mnem://memory/{node_id}",
         "mnem://commit/{commit_id}",
     }

@@ -8,7 +8,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,15 +49,6 @@ async def test_a_value_remembered_over_stdio_survives_a_server_restart(spawn: Co
         assert why["node"]["provenance"]["source"] == "user"
         resource = await session.client.read_resource("mnem://memory/user%2Fname")
         assert '"Ada"' in resource.contents[0].text  # type: ignore[union-attr]
-
-
-async def test_a_missing_store_with_no_create_is_no_store_over_stdio(
-    spawn: Connect, untouched: Callable[[], bool]
-) -> None:
-    async with spawn("--no-create") as session:
-        error = await session.fails("recall")
-    assert error["code"] == "no_store"
-    assert untouched()
 
 
 async def test_a_store_another_process_holds_is_busy_over_stdio(

@@ -1,7 +1,8 @@
 """An MCP server over a Mnemosyne store: versioned memory a model can question.
 
-Run it with ``mnem-mcp --store PATH`` (stdio). :func:`build_server` gives the
-same server in-process, for tests and embedding.
+Run it with ``mnem-mcp --store PATH`` (stdio), or ``--transport http`` for many
+clients. :func:`build_server` gives the same server in-process, for tests and
+embedding.
 """
 
 __version__ = "0.1.0"

@@ -1,22 +1,33 @@
-"""The ``mnem-mcp`` command: serve one store over stdio."""
+"""The ``mnem-mcp`` command: serve one store over stdio, or over streamable HTTP."""
 
 from __future__ import annotations
 
 import argparse
+import gc
+import os
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from mnem_adapter_kit import StoreError
 from mnem_adapter_kit.locations import STORE_ENV, default_store_path
 
 from . import __version__
+from .http_transport import DEFAULT_PORT, TOKEN_ENV, HttpSettings, HttpSetupError, serve_http
 from .memory import StoreSettings
 from .server import build_server
+
+_HTTP_ONLY = ("host", "port", "token_file", "allow_host", "allow_origin")
 
 
 def parser() -> argparse.ArgumentParser:
     """The command line, documented in ``--help``."""
     cli = argparse.ArgumentParser(
         prog="mnem-mcp",
-        description="Serve a Mnemosyne memory store to an MCP client over stdio.",
+        description=(
+            "Serve a Mnemosyne memory store to MCP clients: over stdio (the default), "
+            "or over streamable HTTP with --transport http."
+        ),
     )
     cli.add_argument(
         "--store",
@@ -55,15 +66,61 @@ def parser() -> argparse.ArgumentParser:
         default="mnem-mcp",
         help="the author recorded on this server's commits (default: mnem-mcp)",
     )
+    cli.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default): one client that launches the server; http: many clients",
+    )
+    http = cli.add_argument_group("streamable HTTP (with --transport http)")
+    http.add_argument(
+        "--host",
+        help="the address to listen on (default: 127.0.0.1); any other than loopback needs a token",
+    )
+    http.add_argument(
+        "--port",
+        type=int,
+        help=f"the TCP port (default: {DEFAULT_PORT}; 0 picks a free one, printed at startup)",
+    )
+    http.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help=f"a file holding the bearer token clients must send (default: ${TOKEN_ENV})",
+    )
+    http.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a host name clients use to reach the server (repeatable; '*' accepts any)",
+    )
+    http.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="a browser origin allowed to call the server, e.g. https://app.example (repeatable)",
+    )
     cli.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return cli
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Parse ``argv``, serve until the client disconnects, then release the store."""
-    args = parser().parse_args(argv)
+    """Parse ``argv``, check the store, serve until the client disconnects or a signal."""
+    cli = parser()
+    args = cli.parse_args(argv)
     if args.busy_timeout < 0:
-        parser().error("--busy-timeout must not be negative")
+        cli.error("--busy-timeout must not be negative")
+    http = None
+    if args.transport == "http":
+        try:
+            http = _http_settings(args)
+            http.check()
+        except HttpSetupError as exc:
+            cli.error(str(exc))
+    else:
+        given = [name for name in _HTTP_ONLY if getattr(args, name) is not None]
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            cli.error(f"{flags} only apply with --transport http")
     settings = StoreSettings(
         path=args.store,
         create=args.create,
@@ -73,6 +130,39 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     server = build_server(settings, harness=args.tools == "all")
     try:
-        server.run("stdio")
+        try:
+            server.service.check()
+        except StoreError as exc:
+            print(
+                f"mnem-mcp: cannot serve the store at {server.service.root}: {exc}",
+                file=sys.stderr,
+            )
+            raise SystemExit(1) from None
+        # Everything alive now (modules, schemas, the warm history) lives as long as the
+        # server: keep it out of the collector's full passes, which otherwise pause the
+        # loop for 100 ms or more once the history caches have grown.
+        gc.freeze()
+        if http is None:
+            server.run("stdio")
+        else:
+            serve_http(server, http)
     finally:
         server.service.close()
+
+
+def _http_settings(args: argparse.Namespace) -> HttpSettings:
+    token = os.environ.get(TOKEN_ENV) or None
+    if args.token_file is not None:
+        try:
+            token = Path(args.token_file).read_text(encoding="utf-8").strip() or None
+        except OSError as exc:
+            raise HttpSetupError(f"cannot read --token-file {args.token_file}: {exc}") from None
+        if token is None:
+            raise HttpSetupError(f"--token-file {args.token_file} is empty")
+    return HttpSettings(
+        host=args.host if args.host is not None else "127.0.0.1",
+        port=args.port if args.port is not None else DEFAULT_PORT,
+        token=token,
+        allowed_hosts=tuple(args.allow_host or ()),
+        allowed_origins=tuple(args.allow_origin or ()),
+    )

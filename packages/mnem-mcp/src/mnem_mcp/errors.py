@@ -13,13 +13,16 @@ into a protocol error that hides the code.
 
 Codes are the adapters' store taxonomy (:data:`mnem_adapter_kit.ERROR_CODES`)
 plus three of the server's own: ``invalid_input`` (arguments the schema or the
-store's exactness rules refuse; nothing was written), ``unknown_tool`` and
-``internal`` (a defect in this server; details go to its log, not the client).
+store's exactness rules refuse; nothing was written), ``unknown_tool`` (sent as
+a JSON-RPC ``-32602`` error, not a tool result) and ``internal`` (a defect in
+this server; details go to its log, not the client).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -63,24 +66,44 @@ class Failure:
     def resource_error(self, uri: str) -> MCPError:
         """The JSON-RPC error a failed resource read raises."""
         status = INVALID_PARAMS if self.code in _CALLER_CODES else INTERNAL_ERROR
-        return MCPError(code=status, message=self.message, data={"uri": uri, **self.payload})
+        return self.protocol_error(status, {"uri": uri})
+
+    def protocol_error(self, status: int, context: dict[str, Any]) -> MCPError:
+        """This failure as a JSON-RPC error with ``status``; ``data`` holds ``context`` and the error."""
+        return MCPError(code=status, message=self.message, data={**context, **self.payload})
 
 
-def failure_of(exc: BaseException) -> Failure | None:
-    """The coded failure for a store or input error; ``None`` for anything else."""
+def failure_of(exc: BaseException, known: Collection[str] = ()) -> Failure | None:
+    """The coded failure for a store or input error; ``None`` for anything else.
+
+    ``known`` names the arguments the tool takes, to suggest one for a misspelling.
+    """
     if isinstance(exc, StoreError):
         return Failure.of(exc.code, str(exc))
     if isinstance(exc, ValidationError):
-        return Failure.of("invalid_input", describe_validation(exc))
+        return Failure.of("invalid_input", describe_validation(exc, known))
     if isinstance(exc, InvalidInputError):
         return Failure.of("invalid_input", f"{exc}; nothing was written")
     return None
 
 
-def describe_validation(exc: ValidationError) -> str:
+def describe_validation(exc: ValidationError, known: Collection[str] = ()) -> str:
     """A schema failure as one line per bad argument, without pydantic's URLs."""
     lines = []
     for error in exc.errors(include_url=False):
         where = ".".join(str(part) for part in error["loc"]) or "arguments"
-        lines.append(f"{where}: {error['msg']}")
+        if error["type"] == "extra_forbidden":
+            lines.append(f"{where}: {_unknown_argument(error['loc'], known)}")
+        else:
+            lines.append(f"{where}: {error['msg']}")
     return "invalid arguments: " + "; ".join(lines)
+
+
+def _unknown_argument(loc: tuple[int | str, ...], known: Collection[str]) -> str:
+    """Why an argument was refused, with the likely intended name for a top-level one."""
+    if len(loc) != 1:
+        return "this field does not exist (nothing was written)"
+    close = difflib.get_close_matches(str(loc[0]), sorted(known), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    takes = ", ".join(sorted(known))
+    return f"this tool has no such argument{hint} (it takes: {takes}); nothing was done"

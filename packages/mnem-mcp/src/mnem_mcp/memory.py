@@ -13,14 +13,20 @@ other requests get the store and a cancelled request stops.
 
 from __future__ import annotations
 
+import bisect
+import json
 import os
-from collections.abc import Mapping, Sequence
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 import mnem
 
 from mnem_adapter_kit import (
+    BusyError,
+    CommitRecord,
     InvalidInputError,
     InvalidRefError,
     ScopeMirror,
@@ -54,9 +60,21 @@ from .models import (
     iso_time,
     node_or_none,
 )
+from .paging import Cursor, fit, json_size
 from .values import canonical, check_content, check_node_id, first_change, holds_float
 
 Condition = Literal["equals", "present", "absent"]
+T = TypeVar("T")
+
+DEFAULT_PAGE = 100
+"""Items per page of ``recall``, ``whats_new`` and the resources unless the caller asks for fewer."""
+DEFAULT_SEARCH_PAGE = 20
+COURTESY_TURNS = 8
+"""Loop turns other tasks get at each pause of a history walk (see :class:`_courteous`)."""
+DIFFS_KEPT = 8
+"""How many ``whats_new`` comparisons are kept, so paging through one reads the engine once."""
+
+_NodeDiff = tuple[str, str, "mnem.MemoryNode | None", "mnem.MemoryNode | None"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +101,9 @@ class MemoryService:
             owner=self,
         )
         self._mirror: ScopeMirror[mnem.MemoryNode] = ScopeMirror(_everything, _as_is)
+        self._diffs: OrderedDict[tuple[str | None, str | None], tuple[_NodeDiff, ...]] = (
+            OrderedDict()
+        )
 
     @property
     def root(self) -> str:
@@ -92,6 +113,24 @@ class MemoryService:
     def close(self) -> None:
         """Give up the claim on the store; its lock goes with the last claim."""
         self._client.close()
+
+    def check(self) -> None:
+        """Open the store now (creating it unless told not to), so a bad path fails at startup.
+
+        Also reads the branch's commit chain and the current memory once: later
+        calls then start warm, and no tool call pays for the first long read.
+        A store that another process holds right now exists and is in use, so
+        it passes without waiting. Raises the store error otherwise.
+        """
+        probe = attach(self.settings.path, create=self.settings.create, busy_timeout=0)
+        try:
+            with probe.session() as engine:
+                kit_history.chain(engine)
+                self._mirror.sync(engine)
+        except BusyError:
+            pass
+        finally:
+            probe.close()
 
     # --- writes ---------------------------------------------------------------
 
@@ -161,54 +200,104 @@ class MemoryService:
         *,
         at: str | None = None,
         prefix: str | None = None,
-        after: str | None = None,
-        limit: int | None = None,
+        cursor: str | None = None,
+        limit: int = DEFAULT_PAGE,
+        tool: str = "recall",
     ) -> Memory:
-        """One node, or every node (filtered and paged), now or as of ``at``."""
+        """One node, or a page of every node (filtered by id prefix), now or as of ``at``."""
         if at is not None:
             _ref(at, "at")
+        position = _position(cursor, tool, {"at": at, "prefix": prefix})
         async with self._client.asession() as engine:
-            if at is None:
-                commit = engine.head_commit()
-                state: Mapping[str, mnem.MemoryNode] = self._mirror.sync(engine)
-                branch = branch_of(engine)
-            else:
-                commit = engine.resolve(at)
-                state = kit_history.state(engine, commit)
-                branch = None
+            commit, state, branch = self._snapshot(engine, at, position.get("commit"))
         if node_id is not None:
             found = state.get(node_id)
-            chosen = [] if found is None else [node_id]
-        else:
-            chosen = sorted(
-                key
-                for key in state
-                if (prefix is None or key.startswith(prefix)) and (after is None or key > after)
+            nodes = [] if found is None else [Node.of(found)]
+            return Memory(
+                as_of=commit,
+                branch=branch,
+                nodes=nodes,
+                total=len(nodes),
+                truncated=False,
+                next_cursor=None,
             )
-        page = chosen if limit is None else chosen[:limit]
-        truncated = len(page) < len(chosen)
-        return Memory(
-            as_of=commit,
-            branch=branch,
-            nodes=[Node.of(state[key]) for key in page],
-            total=len(chosen),
-            truncated=truncated,
-            next_after=page[-1] if truncated else None,
+        chosen = sorted(key for key in state if prefix is None or key.startswith(prefix))
+        return _node_page(
+            tool, {"at": at, "prefix": prefix}, position, commit, branch, state, chosen, limit
         )
 
-    async def history(self, node_id: str | None, limit: int) -> History:
-        """Commits of this branch, newest first; only those changing ``node_id`` if given."""
+    async def search(
+        self,
+        text: str,
+        *,
+        prefix: str | None = None,
+        cursor: str | None = None,
+        limit: int = DEFAULT_SEARCH_PAGE,
+    ) -> Memory:
+        """Nodes whose id or content contains ``text``, ignoring case, in id order."""
+        check_text(text, "the query")
+        query = {"query": text, "prefix": prefix}
+        position = _position(cursor, "search", query)
+        async with self._client.asession() as engine:
+            commit, state, branch = self._snapshot(engine, None, position.get("commit"))
+        needle = text.casefold()
+        chosen = sorted(
+            key
+            for key, node in state.items()
+            if (prefix is None or key.startswith(prefix)) and _mentions(node, needle)
+        )
+        return _node_page("search", query, position, commit, branch, state, chosen, limit)
 
+    def _snapshot(
+        self, engine: mnem.Store, at: str | None, pinned: Any
+    ) -> tuple[str | None, Mapping[str, mnem.MemoryNode], str | None]:
+        """The commit to read, every node as of it, and the branch when it is the current state."""
+        head = engine.head_commit()
+        branch = branch_of(engine) if at is None else None
+        if isinstance(pinned, str):
+            commit: str | None = pinned
+        elif at is None:
+            commit = head
+        else:
+            commit = engine.resolve(at)
+        if at is None and commit == head:
+            return commit, self._mirror.sync(engine), branch
+        assert commit is not None
+        return commit, kit_history.state(engine, commit), branch
+
+    async def history(self, node_id: str | None, limit: int, cursor: str | None = None) -> History:
+        """A page of this branch's commits, newest first; only those changing ``node_id`` if given."""
+        query = {"node_id": node_id}
+        after = _position(cursor, "history", query).get("after")
         wanted = None if node_id is None else node_id.__eq__
-        found, truncated = await self._client.awalk(
-            lambda engine: kit_history.commits_changing(engine, wanted, limit=limit)
-        )
+
+        def job(
+            engine: mnem.Store,
+        ) -> kit_history.Walk[tuple[list[tuple[CommitRecord, dict[str, ChangeKind]]], bool]]:
+            if after is not None and all(entry.id != after for entry in kit_history.chain(engine)):
+                raise InvalidInputError(
+                    "the cursor's commit is no longer in this branch's history (the branch was "
+                    "switched); leave 'cursor' out to start from the newest commit"
+                )
+            return (
+                yield from kit_history.commits_changing(engine, wanted, limit=limit, after=after)
+            )
+
+        found, more = await _courteous(self._client.awalk(_giving_way(job)))
+        commits = [
+            CommitChanges(commit=CommitInfo.of(record), changes=dict(changes))
+            for record, changes in found
+        ]
+        shown = fit(commits, limit, json_size)
+        truncated = more or shown < len(commits)
         return History(
-            commits=[
-                CommitChanges(commit=CommitInfo.of(record), changes=dict(changes))
-                for record, changes in found
-            ],
+            commits=commits[:shown],
             truncated=truncated,
+            next_cursor=(
+                Cursor("history", query, {"after": commits[shown - 1].commit.commit}).encode()
+                if truncated and shown
+                else None
+            ),
         )
 
     async def why(self, node_id: str, at: str | None) -> Why:
@@ -226,7 +315,7 @@ class MemoryService:
             blame = yield from kit_history.origin(engine, node_id, at)
             return blame, self._commit_info(engine, blame.commit)
 
-        blame, info = await self._client.awalk(job)
+        blame, info = await _courteous(self._client.awalk(_giving_way(job)))
         return Why(
             node=Node.of(blame.node),
             commit=info,
@@ -255,8 +344,10 @@ class MemoryService:
                 return node is None
             return node is not None and canonical(node.content) == wanted
 
-        found = await self._client.awalk(
-            lambda engine: kit_history.since_when(engine, node_id, holds)
+        found = await _courteous(
+            self._client.awalk(
+                _giving_way(lambda engine: kit_history.since_when(engine, node_id, holds))
+            )
         )
         if found is None:
             return WhenDid(holds_now=False, commit=None, since_first_commit=False)
@@ -265,37 +356,83 @@ class MemoryService:
             holds_now=True, commit=CommitInfo.of(record), since_first_commit=from_the_start
         )
 
-    async def whats_new(self, since: str | None) -> WhatsNew:
-        """Every node changed since ``since``; by default, what the latest commit changed."""
+    async def whats_new(
+        self, since: str | None, limit: int = DEFAULT_PAGE, cursor: str | None = None
+    ) -> WhatsNew:
+        """A page of the nodes changed since ``since``; by default, what the latest commit changed."""
         if since is not None:
             _ref(since, "since")
+        query = {"since": since}
+        position = _position(cursor, "whats_new", query)
         async with self._client.asession() as engine:
-            head = engine.head_commit()
-            if since is not None:
-                base: str | None = engine.resolve(since)
-            elif head is not None:
-                parents = kit_history.chain(engine)[0].parents
-                base = parents[0] if parents else None
+            if "head" in position:
+                head, base = position["head"], position["base"]
             else:
-                base = None
-            if head is None:
-                changes: list[Change] = []
-            elif base is None:
-                changes = [
-                    Change(node_id=key, kind="added", before=None, after=Node.of(node))
-                    for key, node in sorted(kit_history.state(engine, head).items())
-                ]
-            else:
-                changes = [
-                    Change(
-                        node_id=change.id,
-                        kind=_kind(change.kind),
-                        before=node_or_none(change.old),
-                        after=node_or_none(change.new),
-                    )
-                    for change in engine.diff(base, head)
-                ]
-        return WhatsNew(head=head, since=base, changes=changes)
+                head = engine.head_commit()
+                base = self._base(engine, head, since)
+            changed = self._changes_between(engine, base, head)
+        after = position.get("after")
+        start = 0 if after is None else bisect.bisect_right([c[0] for c in changed], after)
+        candidates = [
+            Change(
+                node_id=node_id,
+                kind=_kind(kind),
+                before=node_or_none(old),
+                after=node_or_none(new),
+            )
+            for node_id, kind, old, new in changed[start : start + limit]
+        ]
+        shown = fit(candidates, limit, json_size)
+        truncated = start + shown < len(changed)
+        next_cursor = None
+        if truncated and shown:
+            at = {"base": base, "head": head, "after": candidates[shown - 1].node_id}
+            next_cursor = Cursor("whats_new", query, at).encode()
+        return WhatsNew(
+            head=head,
+            since=base,
+            changes=candidates[:shown],
+            total=len(changed),
+            truncated=truncated,
+            next_cursor=next_cursor,
+        )
+
+    @staticmethod
+    def _base(engine: mnem.Store, head: str | None, since: str | None) -> str | None:
+        if since is not None:
+            return engine.resolve(since)
+        if head is None:
+            return None
+        parents = kit_history.chain(engine)[0].parents
+        return parents[0] if parents else None
+
+    def _changes_between(
+        self, engine: mnem.Store, base: str | None, head: str | None
+    ) -> tuple[_NodeDiff, ...]:
+        """Every node changed from ``base`` to ``head``, in id order; cached by the pair."""
+        key = (base, head)
+        found = self._diffs.get(key)
+        if found is not None:
+            self._diffs.move_to_end(key)
+            return found
+        if head is None:
+            found = ()
+        elif base is None:
+            found = tuple(
+                (node_id, "added", None, node)
+                for node_id, node in sorted(kit_history.state(engine, head).items())
+            )
+        else:
+            found = tuple(
+                sorted(
+                    ((c.id, c.kind, c.old, c.new) for c in engine.diff(base, head)),
+                    key=lambda change: change[0],
+                )
+            )
+        self._diffs[key] = found
+        while len(self._diffs) > DIFFS_KEPT:
+            self._diffs.popitem(last=False)
+        return found
 
     async def commit(self, ref: str) -> CommitChanges:
         """A commit (any commit-ish) and what it changed against its first parent."""
@@ -407,6 +544,126 @@ def _check_message(message: str | None) -> None:
 def _ref(text: str, what: str) -> None:
     """Refuse a commit-ish or branch name the engine cannot take as text."""
     check_text(text, what)
+
+
+def _giving_way(
+    job: Callable[[mnem.Store], kit_history.Walk[T]],
+) -> Callable[[mnem.Store], kit_history.Walk[T]]:
+    """``job``, letting other threads of this process run at each of its pauses.
+
+    The engine holds the GIL through every call, and a walk runs one call after
+    another on the event loop's thread; the transport's reader and writer
+    threads (stdio) would wait for the GIL until the interpreter forces a
+    switch. A zero sleep at each pause hands it over right away, so a request
+    that needs no store is read and answered between two steps of a walk.
+    """
+
+    def run(engine: mnem.Store) -> kit_history.Walk[T]:
+        steps = job(engine)
+        try:
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as stop:
+                    return cast(T, stop.value)
+                time.sleep(0)
+                yield
+        finally:
+            steps.close()
+
+    return run
+
+
+class _courteous(Awaitable[T]):
+    """Await a walk, giving other tasks :data:`COURTESY_TURNS` loop turns at each of its pauses.
+
+    A walk yields to the loop once between engine calls, and then runs its next
+    call in the very next turn. A request on the same loop passes through
+    several tasks (the transport's reader, the dispatcher, the handler, the
+    writer), each a turn, so it would wait one engine call per turn. With a few
+    turns more at each pause, it is answered within about one engine call.
+    Everything thrown in meanwhile (cancellation) goes to the walk at its pause.
+    """
+
+    def __init__(self, walk: Coroutine[Any, Any, T]) -> None:
+        self._walk = walk
+
+    def __await__(self) -> Generator[Any, Any, T]:
+        walk = self._walk
+        sent: Any = None
+        thrown: BaseException | None = None
+        while True:
+            try:
+                waits_for = walk.send(sent) if thrown is None else walk.throw(thrown)
+            except StopIteration as done:
+                return cast(T, done.value)
+            sent, thrown = None, None
+            try:
+                if waits_for is None:
+                    for _ in range(COURTESY_TURNS):
+                        yield None
+                else:
+                    sent = yield waits_for
+            except BaseException as exc:
+                thrown = exc
+
+
+def _position(cursor: str | None, tool: str, query: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Where the page that ``cursor`` continues starts; the beginning without one."""
+    return {} if cursor is None else Cursor.decode(cursor, tool, query).position
+
+
+def _node_page(
+    tool: str,
+    query: Mapping[str, Any],
+    position: Mapping[str, Any],
+    commit: str | None,
+    branch: str | None,
+    state: Mapping[str, mnem.MemoryNode],
+    chosen: Sequence[str],
+    limit: int,
+) -> Memory:
+    """The page of ``chosen`` (sorted node ids) that starts after the cursor's position."""
+    after = position.get("after")
+    start = 0 if not isinstance(after, str) else bisect.bisect_right(chosen, after)
+    candidates = [Node.of(state[key]) for key in chosen[start : start + limit]]
+    shown = fit(candidates, limit, json_size)
+    truncated = start + shown < len(chosen)
+    next_cursor = None
+    if truncated and shown:
+        next_cursor = Cursor(
+            tool, query, {"commit": commit, "after": candidates[shown - 1].node_id}
+        ).encode()
+    return Memory(
+        as_of=commit,
+        branch=branch,
+        nodes=candidates[:shown],
+        total=len(chosen),
+        truncated=truncated,
+        next_cursor=next_cursor,
+    )
+
+
+def _mentions(node: mnem.MemoryNode, needle: str) -> bool:
+    """Whether ``needle`` (case-folded) is in the node's id, a key or a value of its content."""
+    return needle in node.id.casefold() or any(
+        needle in text.casefold() for text in _texts(node.content)
+    )
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every object key and scalar of a JSON value, as text (numbers as JSON spells them)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+    else:
+        yield json.dumps(value)
 
 
 _KINDS: dict[str, ChangeKind] = {"added": "added", "modified": "modified", "removed": "removed"}

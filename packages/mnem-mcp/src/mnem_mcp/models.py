@@ -36,6 +36,9 @@ EventTime = Annotated[
     ),
 ]
 Limit = Annotated[int, Field(ge=1, le=1000)]
+NEXT_CURSOR = (
+    "Pass as 'cursor' (with the same other arguments) to read the next page; None at the end."
+)
 ChangeKind = Literal["added", "modified", "removed"]
 
 
@@ -171,9 +174,9 @@ class Memory(BaseModel):
     as_of: str | None = Field(description="The commit read; None for a memory with no commits.")
     branch: str | None = Field(description="The branch read, when reading the current state.")
     nodes: list[Node]
-    total: int = Field(description="How many nodes matched, before the limit.")
-    truncated: bool
-    next_after: str | None = Field(description="Pass as 'after' to read the next page.")
+    total: int = Field(description="How many nodes matched, on every page together.")
+    truncated: bool = Field(description="True if more nodes follow on later pages.")
+    next_cursor: str | None = Field(description=NEXT_CURSOR)
 
 
 class CommitChanges(BaseModel):
@@ -187,7 +190,8 @@ class History(BaseModel):
     """Commits, newest first."""
 
     commits: list[CommitChanges]
-    truncated: bool
+    truncated: bool = Field(description="True if older commits follow on later pages.")
+    next_cursor: str | None = Field(description=NEXT_CURSOR)
 
 
 class Why(BaseModel):
@@ -223,9 +227,12 @@ class Change(BaseModel):
 class WhatsNew(BaseModel):
     """What changed between ``since`` and the head of the current branch."""
 
-    head: str | None
-    since: str | None
-    changes: list[Change]
+    head: str | None = Field(description="The commit read; pass it as 'since' next time.")
+    since: str | None = Field(description="The commit compared against; None before the first.")
+    changes: list[Change] = Field(description="Changed nodes in node id order.")
+    total: int = Field(description="How many nodes changed, on every page together.")
+    truncated: bool = Field(description="True if more changes follow on later pages.")
+    next_cursor: str | None = Field(description=NEXT_CURSOR)
 
 
 class BranchState(BaseModel):

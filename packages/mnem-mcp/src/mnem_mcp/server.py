@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Collection
+from typing import Any, cast
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp.server.stdio import stdio_server
+from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from . import __version__
 from .errors import Failure, failure_of
 from .memory import MemoryService, StoreSettings
 from .resources import add_resources
+from .stdio_transport import is_pipe, loop_stdio
 from .tools import HARNESS_TOOLS, build_tools
 
 logger = logging.getLogger(__name__)
@@ -33,9 +36,10 @@ with the `head` you saw last shows what they changed."""
 class MnemServer(MCPServer[dict[str, Any]]):
     """An ``MCPServer`` whose failed tool calls carry a taxonomy code.
 
-    Argument validation, store errors, refused input, unknown tools and defects
-    all come back as ``is_error`` results with ``{"error": {"code", "message"}}``
-    as their JSON text and in ``_meta`` (see :mod:`mnem_mcp.errors`).
+    Argument validation, store errors, refused input and defects come back as
+    ``is_error`` results with ``{"error": {"code", "message"}}`` as their JSON
+    text and in ``_meta`` (see :mod:`mnem_mcp.errors`); a tool that does not
+    exist is a JSON-RPC ``-32602`` error carrying the same object in ``data``.
     """
 
     def __init__(self, service: MemoryService, *, harness: bool) -> None:
@@ -57,23 +61,43 @@ class MnemServer(MCPServer[dict[str, Any]]):
         arguments: dict[str, Any],
         context: Context[dict[str, Any], Any] | None = None,
     ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            hint = " (start the server with --tools all)" if name in HARNESS_TOOLS else ""
+            failure = Failure.of("unknown_tool", f"there is no tool {name!r}{hint}")
+            raise failure.protocol_error(INVALID_PARAMS, {"tool": name})
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            return (await self._failure(name, exc)).tool_result()
+            known = tool.parameters.get("properties", {}).keys()
+            return self._failure(name, exc, known).tool_result()
 
-    async def _failure(self, name: str, exc: ToolError) -> Failure:
+    @staticmethod
+    def _failure(name: str, exc: ToolError, known: Collection[str]) -> Failure:
         cause = exc.__cause__
         if isinstance(cause, ValidationError) and isinstance(exc, UnexpectedToolError):
             cause = None
-        failure = None if cause is None else failure_of(cause)
+        failure = None if cause is None else failure_of(cause, known)
         if failure is not None:
             return failure
-        if cause is None and name not in {tool.name for tool in await self.list_tools()}:
-            hint = " (start the server with --tools all)" if name in HARNESS_TOOLS else ""
-            return Failure.of("unknown_tool", f"there is no tool {name!r}{hint}")
         logger.error("tool %r failed unexpectedly", name, exc_info=cause or exc)
         return Failure.of("internal", f"the tool {name!r} failed unexpectedly; see the server log")
+
+    async def run_stdio_async(self) -> None:
+        """Serve over this process's stdin and stdout until the client closes them.
+
+        Pipes are served from the event loop (:mod:`mnem_mcp.stdio_transport`),
+        anything else by the SDK's threaded transport.
+        """
+        if not (is_pipe(0) and is_pipe(1)):
+            await super().run_stdio_async()
+            return
+        lowlevel = self._lowlevel_server
+        async with (
+            loop_stdio() as (stdin, stdout),
+            stdio_server(stdin=cast(Any, stdin), stdout=cast(Any, stdout)) as (read, write),
+        ):
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
 def build_server(settings: StoreSettings, *, harness: bool = False) -> MnemServer:

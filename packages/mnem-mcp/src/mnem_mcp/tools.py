@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp_types import ToolAnnotations
-from pydantic import Field, JsonValue
+from pydantic import ConfigDict, Field, JsonValue
 
-from .memory import Condition, MemoryService
+from .memory import DEFAULT_PAGE, DEFAULT_SEARCH_PAGE, Condition, MemoryService
 from .models import (
     BranchState,
     CommitRef,
@@ -32,6 +32,8 @@ from .models import (
     Why,
     Written,
 )
+from .paging import PAGE_SIZE_TEXT
+from .schemas import inline_refs
 
 HARNESS_TOOLS = ("branch", "switch", "merge")
 
@@ -44,10 +46,21 @@ Message = Annotated[
     Field(description="A short note on why you are making this change, kept in the history."),
 ]
 Prefix = Annotated[str | None, Field(description="Only nodes whose id starts with this.")]
-After = Annotated[
-    str | None, Field(description="Only nodes whose id sorts after this (for paging).")
+PageCursor = Annotated[
+    str | None,
+    Field(
+        description=(
+            "'next_cursor' from the previous page, to read the next one (same other arguments)."
+        )
+    ),
 ]
-PageLimit = Annotated[Limit, Field(description="At most this many nodes (1-1000).")]
+PageLimit = Annotated[Limit, Field(description="At most this many nodes per page (1-1000).")]
+
+_PAGED = (
+    f"Results come in pages of at most `limit` items and {PAGE_SIZE_TEXT}; "
+    "if `truncated` is true, call again with `cursor` set to `next_cursor` and the same "
+    "other arguments."
+)
 
 _REMEMBER = """Remember something: store `content` under `node_id` as one new commit.
 
@@ -73,22 +86,30 @@ _FORGET = """Forget `node_id`: remove it from memory, as one new commit.
 The node disappears from `recall`, but nothing is destroyed: `recall_at` an earlier
 commit still shows it, and `history` shows when it was forgotten."""
 
-_RECALL = """Read memory as it is now.
+_RECALL = f"""Read memory as it is now.
 
 With `node_id`: that one node (an empty `nodes` list if there is none). Without it:
-every node in the store in id order, at most `limit`, optionally only ids starting
-with `prefix`; if `truncated`, call again with `after` set to `next_after`. The
+every node in id order, optionally only ids starting with `prefix`; `total` says how
+many there are. {_PAGED} To find nodes without knowing their ids, use `search`. The
 store may also hold other agents' and adapters' memories; they are shown too."""
+
+_SEARCH = f"""Find memories by text: nodes whose id, or any key or value in their content,
+contains `query` (a plain substring, case ignored; not semantic search).
+
+Use it to find what you stored when you do not remember the exact node id, then
+read or revise the node by its id. Optionally only ids starting with `prefix`.
+Matches come in node id order; `total` says how many there are. {_PAGED}"""
 
 _RECALL_AT = """Read memory as it was at an earlier commit (or on another branch).
 
 Same as `recall`, but for the state recorded at `at`: a commit id from `history`,
 `why` or a write's result, a unique prefix of one, or a branch name."""
 
-_HISTORY = """List commits, newest first: who changed memory, when, why and which nodes.
+_HISTORY = f"""List commits, newest first: who changed memory, when, why and which nodes.
 
 With `node_id`: only the commits that changed that node, so you can see every
-value it has had (read one with `recall_at`)."""
+value it has had (read one with `recall_at`). {_PAGED} Paging reaches back to the
+first commit. The first look at a long history can take seconds."""
 
 _WHY = """Explain why a node holds what it holds: the commit that set its current value.
 
@@ -106,12 +127,13 @@ Returns the commit that made the condition true and it has held ever since; if i
 held, stopped and held again, the latest such commit. `holds_now` is false (and
 `commit` null) if the condition is not true now."""
 
-_WHATS_NEW = """See what changed in memory: every node added, modified or removed, with its
-value before and after.
+_WHATS_NEW = f"""See what changed in memory: every node added, modified or removed, with its
+value before and after, in node id order.
 
 Without `since`: what the latest commit changed. With `since` (a commit id you saw
 earlier, e.g. `head` from a previous call): everything changed since then, by you
-or by other agents sharing this memory. Keep the returned `head` for next time."""
+or by other agents sharing this memory. Keep the returned `head` for next time.
+{_PAGED} Later pages compare the same two commits as the first."""
 
 _BRANCH = """Create a branch named `name` at `start` (default: the current commit).
 
@@ -174,27 +196,43 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
     async def recall(
         node_id: Annotated[NodeId | None, Field(description="One node to read.")] = None,
         prefix: Prefix = None,
-        after: After = None,
-        limit: PageLimit = 100,
+        cursor: PageCursor = None,
+        limit: PageLimit = DEFAULT_PAGE,
     ) -> Memory:
-        return await service.recall(node_id, prefix=prefix, after=after, limit=limit)
+        return await service.recall(node_id, prefix=prefix, cursor=cursor, limit=limit)
 
     async def recall_at(
         at: CommitRef,
         node_id: Annotated[NodeId | None, Field(description="One node to read.")] = None,
         prefix: Prefix = None,
-        after: After = None,
-        limit: PageLimit = 100,
+        cursor: PageCursor = None,
+        limit: PageLimit = DEFAULT_PAGE,
     ) -> Memory:
-        return await service.recall(node_id, at=at, prefix=prefix, after=after, limit=limit)
+        return await service.recall(
+            node_id, at=at, prefix=prefix, cursor=cursor, limit=limit, tool="recall_at"
+        )
+
+    async def search(
+        query: Annotated[
+            str,
+            Field(min_length=1, description="The text to look for, e.g. 'tea' or 'deadline'."),
+        ],
+        prefix: Prefix = None,
+        cursor: PageCursor = None,
+        limit: PageLimit = DEFAULT_SEARCH_PAGE,
+    ) -> Memory:
+        return await service.search(query, prefix=prefix, cursor=cursor, limit=limit)
 
     async def history(
         node_id: Annotated[
             NodeId | None, Field(description="Only commits that changed this node.")
         ] = None,
-        limit: Annotated[Limit, Field(description="At most this many commits (1-1000).")] = 20,
+        cursor: PageCursor = None,
+        limit: Annotated[
+            Limit, Field(description="At most this many commits per page (1-1000).")
+        ] = 20,
     ) -> History:
-        return await service.history(node_id, limit)
+        return await service.history(node_id, limit, cursor)
 
     async def why(
         node_id: NodeId,
@@ -219,8 +257,12 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
             CommitRef | None,
             Field(description="A commit seen earlier; default: the latest commit."),
         ] = None,
+        cursor: PageCursor = None,
+        limit: Annotated[
+            Limit, Field(description="At most this many changed nodes per page (1-1000).")
+        ] = DEFAULT_PAGE,
     ) -> WhatsNew:
-        return await service.whats_new(since)
+        return await service.whats_new(since, limit, cursor)
 
     async def branch(
         name: Annotated[str, Field(min_length=1, description="The new branch's name.")],
@@ -251,9 +293,16 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
             source, strategy=strategy, resolutions=resolutions or {}, message=message
         )
 
-    reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-    removes = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+    reads = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    writes = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    )
+    removes = ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+    )
+    moves = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
     tools = [
         _tool(remember, "Remember", _REMEMBER, writes, structured={"provenance"}),
         _tool(revise, "Revise a belief", _REVISE, writes, structured={"provenance"}),
@@ -261,6 +310,7 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
         _tool(forget, "Forget", _FORGET, removes),
         _tool(recall, "Recall", _RECALL, reads),
         _tool(recall_at, "Recall as of a commit", _RECALL_AT, reads),
+        _tool(search, "Search", _SEARCH, reads),
         _tool(history, "History", _HISTORY, reads),
         _tool(why, "Why", _WHY, reads),
         _tool(when_did, "When did", _WHEN_DID, reads),
@@ -269,7 +319,7 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
     if harness:
         tools += [
             _tool(branch, "Create a branch", _BRANCH, writes),
-            _tool(switch, "Switch branch", _SWITCH, writes),
+            _tool(switch, "Switch branch", _SWITCH, moves),
             _tool(merge, "Merge a branch", _MERGE, writes, structured={"resolutions"}),
         ]
     return tools
@@ -304,14 +354,26 @@ def _tool(
 ) -> Tool:
     tool = Tool.from_function(fn, title=title, description=description, annotations=annotations)
     meta = tool.fn_metadata
+    arguments = _refusing_unknown(meta.arg_model)
     return tool.model_copy(
         update={
+            "parameters": inline_refs(arguments.model_json_schema(by_alias=True)),
             "fn_metadata": _StructuredOnly(
-                arg_model=meta.arg_model,
-                output_schema=meta.output_schema,
+                arg_model=arguments,
+                output_schema=None
+                if meta.output_schema is None
+                else inline_refs(meta.output_schema),
                 output_model=meta.output_model,
                 wrap_output=meta.wrap_output,
                 structured=frozenset(structured or ()),
-            )
+            ),
         }
     )
+
+
+def _refusing_unknown(arguments: type[ArgModelBase]) -> type[ArgModelBase]:
+    """The tool's argument model, refusing arguments it does not define (a misspelled one)."""
+    config = ConfigDict(**{**arguments.model_config, "extra": "forbid"})
+    config["title"] = arguments.__name__
+    namespace = {"model_config": config, "__module__": arguments.__module__}
+    return type(arguments.__name__, (arguments,), namespace)

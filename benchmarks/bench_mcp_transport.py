@@ -1,0 +1,350 @@
+"""MCP server transports: startup, per-tool latency, delays behind history walks, HTTP vs stdio.
+
+    uv run python benchmarks/bench_mcp_transport.py           # full run, 5-10 minutes
+    uv run python benchmarks/bench_mcp_transport.py --smoke   # tiny sizes, seconds
+
+Everything runs against ``mnem-mcp`` processes spawned as a client would spawn
+them, on stores built in a temporary directory:
+
+* ``startup``: spawn to an initialized session, over stdio and over HTTP;
+* ``tools``: per-tool latency over stdio on a store of 1,000 nodes and on one of
+  3,000 commits (the history tools both cold, in a new process, and warm);
+* ``no_store_delay``: how long ``tools/list`` and ``ping`` take while a cold
+  ``history(node_id)`` or ``when_did`` walks the 3,000 commits;
+* ``throughput``: two clients writing at once, each through its own stdio
+  server on one store, against both through one HTTP server.
+
+Prints the results as JSON and writes them to ``results/mcp_transport.json``
+(``--out`` to change). Self-contained: the standard library and the workspace's
+packages only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mnem
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+HERE = Path(__file__).resolve().parent
+TOKEN = "bench-token-0123456789abcdef0123"
+SERVE = [sys.executable, "-m", "mnem_mcp"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    nodes: int
+    commits: int
+    reps: int
+    slow_reps: int
+    starts: int
+    writes: int
+
+
+FULL = Plan(nodes=1_000, commits=3_000, reps=30, slow_reps=1, starts=5, writes=60)
+SMOKE = Plan(nodes=50, commits=120, reps=3, slow_reps=1, starts=1, writes=5)
+
+
+def log(message: str) -> None:
+    print(f"bench_mcp_transport: {message}", file=sys.stderr, flush=True)
+
+
+def stats(seconds: list[float]) -> dict[str, float]:
+    ms = sorted(1000 * s for s in seconds)
+    return {
+        "n": len(ms),
+        "p50_ms": round(statistics.median(ms), 2),
+        "p95_ms": round(ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))], 2),
+        "max_ms": round(ms[-1], 2),
+    }
+
+
+# --- stores -----------------------------------------------------------------------
+
+
+def node_store(path: Path, nodes: int) -> Path:
+    """``nodes`` small notes, written 100 to a commit."""
+    engine = mnem.init(path)
+    for start in range(0, nodes, 100):
+        for i in range(start, min(nodes, start + 100)):
+            engine.add(f"user/fact-{i:06d}", f"the user prefers green tea, note {i}")
+        engine.commit(f"notes {start}", author="bench")
+    del engine
+    return path
+
+
+def history_store(path: Path, commits: int) -> Path:
+    """An anchor node in the first commit, then 100 nodes rewritten one per commit."""
+    engine = mnem.init(path)
+    engine.add("anchor", "first")
+    engine.commit("anchor", author="bench")
+    for i in range(1, commits):
+        engine.add(f"n{i % 100}", {"i": i})
+        engine.commit(f"write {i}", author="bench")
+    del engine
+    return path
+
+
+def copy(template: Path, into: Path) -> Path:
+    shutil.copytree(template, into)
+    return into
+
+
+# --- servers ----------------------------------------------------------------------
+
+
+def stdio_params(store: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=SERVE[0], args=[*SERVE[1:], "--store", str(store)])
+
+
+@asynccontextmanager
+async def http_server(store: Path) -> AsyncIterator[tuple[str, float]]:
+    """An HTTP server on a free loopback port: its URL and when it was spawned."""
+    spawned = time.perf_counter()
+    server = subprocess.Popen(  # noqa: ASYNC220 - started once, read from a thread below
+        [*SERVE, "--store", str(store), "--transport", "http", "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MNEM_MCP_TOKEN": TOKEN},
+    )
+    try:
+        assert server.stderr is not None
+        line = await asyncio.to_thread(server.stderr.readline)
+        found = re.search(r"(http://\S+/mcp)", line)
+        if not found:
+            raise RuntimeError(f"the HTTP server did not start: {line}")
+        yield found.group(1), spawned
+    finally:
+        server.terminate()
+        await asyncio.to_thread(server.wait, 30)
+
+
+def http_client(url: str) -> Client:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+    return Client(streamable_http_client(url, http_client=http))
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    if result.is_error or result.structured_content is None:
+        raise RuntimeError(f"{tool} failed: {result.content}")
+    return result.structured_content
+
+
+async def timed(action: Callable[[], Awaitable[Any]]) -> float:
+    started = time.perf_counter()
+    await action()
+    return time.perf_counter() - started
+
+
+# --- measurements -----------------------------------------------------------------
+
+
+async def startup(plan: Plan, scratch: Path, template: Path) -> dict[str, Any]:
+    """Spawn to initialized session, stdio and HTTP, on the 1,000-node store."""
+    found: dict[str, list[float]] = {"stdio": [], "http": []}
+    for i in range(plan.starts):
+        store = copy(template, scratch / f"start-stdio-{i}")
+        started = time.perf_counter()
+        async with Client(stdio_params(store)) as client:
+            found["stdio"].append(time.perf_counter() - started)
+            await client.list_tools()
+        store = copy(template, scratch / f"start-http-{i}")
+        async with http_server(store) as (url, spawned), http_client(url) as client:
+            found["http"].append(time.perf_counter() - spawned)
+            await client.list_tools()
+    return {name: stats(values) for name, values in found.items()}
+
+
+async def tool_latencies(
+    client: Client, reps: int, calls: dict[str, Callable[[int], Awaitable[Any]]]
+) -> dict[str, Any]:
+    """Each call ``reps`` times (after one warm-up, which the client's schema check needs)."""
+    measured = {}
+    for name, action in calls.items():
+        await action(-1)
+        seconds = []
+        for i in range(reps):
+            started = time.perf_counter()
+            await action(i)
+            seconds.append(time.perf_counter() - started)
+        measured[name] = stats(seconds)
+    return measured
+
+
+async def tools_at_nodes(plan: Plan, store: Path) -> dict[str, Any]:
+    async with Client(stdio_params(store)) as client:
+        head = (await call(client, "whats_new"))["head"]
+        calls: dict[str, Callable[[int], Awaitable[Any]]] = {
+            "remember": lambda i: call(client, "remember", node_id="bench/x", content=i),
+            "recall one node": lambda i: call(client, "recall", node_id="user/fact-000007"),
+            "recall a page (100)": lambda i: call(client, "recall"),
+            "search (20 matches)": lambda i: call(client, "search", query="note 99"),
+            "history (20)": lambda i: call(client, "history"),
+            "why": lambda i: call(client, "why", node_id="user/fact-000007"),
+            "whats_new since the first write here": lambda i: call(client, "whats_new", since=head),
+            "list_tools (no store)": lambda i: client.list_tools(cache_mode="bypass"),
+        }
+        return await tool_latencies(client, plan.reps, calls)
+
+
+async def tools_at_commits(plan: Plan, template: Path, scratch: Path) -> dict[str, Any]:
+    cold: dict[str, list[float]] = {"history(node_id)": [], "when_did": [], "why": []}
+    for i in range(plan.slow_reps):
+        for name, (tool, args) in {
+            "history(node_id)": ("history", {"node_id": "anchor"}),
+            "when_did": ("when_did", {"node_id": "anchor", "condition": "present"}),
+            "why": ("why", {"node_id": "anchor"}),
+        }.items():
+            store = copy(template, scratch / f"cold-{name}-{i}")
+            async with Client(stdio_params(store)) as client:
+                await client.list_tools()
+                cold[name].append(await timed(lambda t=tool, a=args: call(client, t, **a)))
+    store = copy(template, scratch / "warm")
+    async with Client(stdio_params(store)) as client:
+        calls: dict[str, Callable[[int], Awaitable[Any]]] = {
+            "history (20)": lambda i: call(client, "history"),
+            "history(node_id) warm": lambda i: call(client, "history", node_id="anchor"),
+            "when_did warm": lambda i: call(
+                client, "when_did", node_id="anchor", condition="present"
+            ),
+            "why warm": lambda i: call(client, "why", node_id="anchor"),
+            "recall one node": lambda i: call(client, "recall", node_id="n7"),
+        }
+        warm = await tool_latencies(client, plan.reps, calls)
+    return {"cold (new process)": {k: stats(v) for k, v in cold.items()}, "warm": warm}
+
+
+async def no_store_delay(plan: Plan, template: Path, scratch: Path) -> dict[str, Any]:
+    """Delays of tools/list and ping while a cold history walk runs in the same server."""
+    found = {}
+    for tool, arguments in (
+        ("history", {"node_id": "anchor"}),
+        ("when_did", {"node_id": "anchor", "condition": "equals", "value": "first"}),
+    ):
+        store = copy(template, scratch / f"delay-{tool}")
+        delays: list[float] = []
+        async with Client(stdio_params(store), mode="legacy") as client:
+            await client.list_tools()
+            walk = asyncio.create_task(client.call_tool(tool, arguments))
+            await asyncio.sleep(0.3)
+            deadline = time.perf_counter() + (8 if plan is FULL else 1)
+            while not delays or (time.perf_counter() < deadline and not walk.done()):
+                delays.append(await timed(lambda: client.list_tools(cache_mode="bypass")))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    delays.append(await timed(client.send_ping))
+                await asyncio.sleep(0.02)
+            walk.cancel()
+            with suppress(asyncio.CancelledError):
+                await walk
+        found[f"while a cold {tool} runs"] = stats(delays)
+    return found
+
+
+async def writes(client: Client, name: str, count: int) -> None:
+    for i in range(count):
+        await call(client, "remember", node_id=f"{name}/{i:04d}", content={"i": i})
+
+
+async def throughput(plan: Plan, template: Path, scratch: Path) -> dict[str, Any]:
+    """Two clients, ``plan.writes`` remembers each, at once."""
+    found = {}
+    store = copy(template, scratch / "tp-stdio")
+    async with Client(stdio_params(store)) as one, Client(stdio_params(store)) as two:
+        await one.list_tools()
+        await two.list_tools()
+        started = time.perf_counter()
+        await asyncio.gather(writes(one, "a", plan.writes), writes(two, "b", plan.writes))
+        elapsed = time.perf_counter() - started
+    found["stdio, a server per client"] = {
+        "writes": 2 * plan.writes,
+        "seconds": round(elapsed, 2),
+        "writes_per_s": round(2 * plan.writes / elapsed, 1),
+    }
+    store = copy(template, scratch / "tp-http")
+    async with http_server(store) as (url, _), http_client(url) as one, http_client(url) as two:
+        await one.list_tools()
+        await two.list_tools()
+        started = time.perf_counter()
+        await asyncio.gather(writes(one, "a", plan.writes), writes(two, "b", plan.writes))
+        elapsed = time.perf_counter() - started
+    found["http, one server"] = {
+        "writes": 2 * plan.writes,
+        "seconds": round(elapsed, 2),
+        "writes_per_s": round(2 * plan.writes / elapsed, 1),
+    }
+    return found
+
+
+async def run(plan: Plan, scratch: Path) -> dict[str, Any]:
+    log(f"building a {plan.nodes}-node store and a {plan.commits}-commit store")
+    nodes = node_store(scratch / "template-nodes", plan.nodes)
+    commits = history_store(scratch / "template-commits", plan.commits)
+    results: dict[str, Any] = {}
+    log("startup")
+    results["startup"] = await startup(plan, scratch, nodes)
+    log("tools at nodes")
+    results[f"tools at {plan.nodes} nodes (stdio)"] = await tools_at_nodes(
+        plan, copy(nodes, scratch / "tools-nodes")
+    )
+    log("tools at commits")
+    results[f"tools at {plan.commits} commits (stdio)"] = await tools_at_commits(
+        plan, commits, scratch
+    )
+    log("no-store delay")
+    results["no_store_delay (tools/list and ping, stdio)"] = await no_store_delay(
+        plan, commits, scratch
+    )
+    log("throughput")
+    results["throughput, two clients"] = await throughput(plan, nodes, scratch)
+    return results
+
+
+def main() -> None:
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("--smoke", action="store_true", help="tiny sizes, to check the script")
+    cli.add_argument("--out", type=Path, default=HERE / "results" / "mcp_transport.json")
+    args = cli.parse_args()
+    plan = SMOKE if args.smoke else FULL
+    with tempfile.TemporaryDirectory(prefix="bench-mcp-transport-") as folder:
+        results = asyncio.run(run(plan, Path(folder)))
+    record = {
+        "benchmark": "mcp_transport",
+        "plan": plan.__dict__,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+            "python": platform.python_version(),
+        },
+        "results": results,
+    }
+    text = json.dumps(record, indent=2)
+    print(text)
+    if not args.smoke:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
+        log(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
