@@ -36,7 +36,8 @@ CHUNK = 500
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS vectors (hash BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID",
+    # A rowid table: vectors are too big for WITHOUT ROWID pages (they would overflow).
+    "CREATE TABLE IF NOT EXISTS vectors (hash BLOB PRIMARY KEY, vector BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS reads (node TEXT PRIMARY KEY, at_ms INTEGER NOT NULL) WITHOUT ROWID",
 )
 

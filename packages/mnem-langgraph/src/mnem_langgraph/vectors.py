@@ -57,6 +57,13 @@ class View:
         self._starts = starts
         self._indexed = indexed
         self._unindexed = unindexed
+        numbers: dict[Namespace, int] = {}
+        self._namespace_of = np.fromiter(
+            (numbers.setdefault(items[p].namespace, len(numbers)) for p in indexed),
+            np.intp,
+            len(indexed),
+        )
+        self._namespaces = list(numbers)
 
     def rank(
         self,
@@ -74,9 +81,10 @@ class View:
         else:
             scores = np.zeros(0, dtype=np.float32)
         if prefix:
-            inside = np.fromiter(
-                (has_prefix(items[p].namespace, prefix) for p in positions), bool, len(positions)
+            allowed = np.fromiter(
+                (has_prefix(ns, prefix) for ns in self._namespaces), bool, len(self._namespaces)
             )
+            inside = allowed[self._namespace_of]
             positions, scores = positions[inside], scores[inside]
         scored = _walk(items, positions, scores, accept, need)
         unscored: list[Stored] = []
