@@ -20,21 +20,56 @@ from mnem_langgraph import ClosedError, InvalidInputError, MnemosyneStore, NoSto
 from .support import commits
 
 
-def test_put_with_a_ttl_is_not_supported(store: MnemosyneStore, store_path: Path) -> None:
-    with pytest.raises(NotImplementedError):
-        store.put(("a",), "k", {"v": 1}, ttl=5)
-    with pytest.raises(NotImplementedError, match="TTL"):
-        store.batch([PutOp(("a",), "k", {"v": 1}, ttl=5.0)])
-    store.put(("a",), "k", {"v": 1}, ttl=None)
-    assert len(commits(store_path)) == 1
+@pytest.mark.parametrize("ttl", [0, -1, 1e-9, float("nan"), float("inf"), True, "5"])
+def test_a_put_with_an_unusable_ttl_is_refused_and_commits_nothing(
+    store: MnemosyneStore, store_path: Path, ttl: Any
+) -> None:
+    with pytest.raises(InvalidInputError, match="ttl"):
+        store.batch([PutOp(("a",), "k", {"v": 1}, ttl=ttl)])
+    assert commits(store_path) == []
 
 
-def test_a_vector_index_is_not_supported(store_path: Path) -> None:
-    with pytest.raises(NotImplementedError, match="plain filter"):
-        MnemosyneStore(store_path, index={"dims": 3, "embed": "fake"})  # type: ignore[arg-type]
+def test_a_put_with_a_malformed_index_is_refused_and_commits_nothing(
+    store: MnemosyneStore, store_path: Path
+) -> None:
+    for index in ("text", [1], True):
+        with pytest.raises(InvalidInputError, match="index"):
+            store.batch([PutOp(("a",), "k", {"v": 1}, index=index)])  # type: ignore[arg-type]
+    assert commits(store_path) == []
 
 
-def test_a_query_is_ignored_and_scores_are_none(store: MnemosyneStore) -> None:
+@pytest.mark.parametrize(
+    "index",
+    [
+        {"embed": lambda texts: [[1.0] for _ in texts]},
+        {"dims": 0, "embed": lambda texts: [[1.0] for _ in texts]},
+        {"dims": 1},
+        {"dims": 1, "embed": lambda texts: [[1.0] for _ in texts], "distance_type": "l2"},
+        {"dims": 1, "embed": lambda texts: [[1.0] for _ in texts], "fields": [1]},
+        {"dims": 1, "embed": lambda texts: [[1.0] for _ in texts], "colour": "blue"},
+    ],
+)
+def test_a_malformed_index_configuration_is_refused(store_path: Path, index: Any) -> None:
+    with pytest.raises(InvalidInputError, match="index"):
+        MnemosyneStore(store_path, index=index)
+
+
+@pytest.mark.parametrize(
+    "ttl",
+    [
+        {"default_ttl": 0},
+        {"refresh_on_read": "yes"},
+        {"sweep_interval_minutes": 0},
+        {"omit_expired": False},
+        {"colour": "blue"},
+    ],
+)
+def test_a_malformed_ttl_configuration_is_refused(store_path: Path, ttl: Any) -> None:
+    with pytest.raises(InvalidInputError, match="ttl"):
+        MnemosyneStore(store_path, ttl=ttl)
+
+
+def test_without_an_index_a_query_is_ignored_and_scores_are_none(store: MnemosyneStore) -> None:
     store.put(("docs",), "d1", {"text": "python"})
     store.put(("docs",), "d2", {"text": "rust"}, index=["text"])
     found = store.search(("docs",), query="python")

@@ -4,13 +4,15 @@ Like ``InMemoryStore``, every read in a batch sees the store as it was before
 the batch, and the batch's writes apply afterwards, the last op on each
 ``(namespace, key)`` winning. Here they apply as one commit (per shard). A read
 is answered in two steps so that it can span shards: each shard's snapshot
-gives a :func:`partial` answer, and :func:`combine` merges them.
+gives a :func:`partial` answer, and :func:`combine` merges them. A search
+answer is ranked items (best first) then unranked ones (in search order); a
+search without a query, or on a store without an index, has only the latter.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,14 +23,21 @@ from mnem_adapter_kit import describe as kit_describe
 
 from . import filters
 from .namespaces import Namespace, check_op, has_prefix, list_namespaces, node_id, node_id_or_none
-from .values import Prepared, Stored, prepare
+from .ttl import ttl_ms
+from .values import Prepared, Stored, index_choice, prepare
 from .view import Snapshot, search_order
+
+Live = Callable[[Stored], bool]
+"""Whether an item is live (not expired); None where no item can have expired."""
+Ranked = tuple[list[tuple[float, Stored]], list[Stored]]
+"""A search answer: ranked items with their scores, best first; then unranked items."""
 
 
 @dataclass(frozen=True)
 class Get:
     namespace: Namespace
     node_id: str | None
+    refresh: bool = True
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,13 @@ class Search:
     conditions: Mapping[str, Any]
     limit: int
     offset: int
+    query: str | None = None
+    refresh: bool = True
+
+    @property
+    def need(self) -> int | None:
+        """How many answers from the top the page needs (None: the slice counts from the end)."""
+        return self.offset + self.limit if min(self.offset, self.limit) >= 0 else None
 
 
 @dataclass(frozen=True)
@@ -70,6 +86,15 @@ class Plan:
     reads: list[Read | None]
     writes: list[Write]
 
+    @property
+    def queries(self) -> list[str]:
+        """The distinct search queries of the batch."""
+        found: dict[str, None] = {}
+        for read in self.reads:
+            if isinstance(read, Search) and read.query is not None:
+                found[read.query] = None
+        return list(found)
+
     @classmethod
     def of(cls, ops: Iterable[Op]) -> Plan:
         """Check every op and encode every value; refuse the whole batch on the first bad op."""
@@ -84,53 +109,106 @@ class Plan:
                 writes[(write.namespace, write.key)] = write
                 reads.append(None)
             elif isinstance(op, GetOp):
-                reads.append(Get(tuple(op.namespace), node_id_or_none(op.namespace, op.key)))
+                node = node_id_or_none(op.namespace, op.key)
+                reads.append(Get(tuple(op.namespace), node, bool(op.refresh_ttl)))
             elif isinstance(op, SearchOp):
                 conditions = filters.check(op.filter)
-                reads.append(Search(tuple(op.namespace_prefix), conditions, op.limit, op.offset))
+                query = op.query or None
+                if query is not None and not isinstance(query, str):
+                    raise InvalidInputError(f"the query of op {index} must be a str")
+                prefix = tuple(op.namespace_prefix)
+                refresh = bool(op.refresh_ttl)
+                reads.append(Search(prefix, conditions, op.limit, op.offset, query, refresh))
             else:
                 reads.append(ListNamespaces(op))
         return cls(reads, list(writes.values()))
 
 
 def _write(op: PutOp, index: int) -> Write:
-    if op.ttl is not None:
-        raise NotImplementedError(
-            "MnemosyneStore does not expire items (no TTL): history keeps every value; "
-            "delete the item instead, or pass ttl=None"
-        )
     namespace = tuple(op.namespace)
     if op.value is None:
         return Write(namespace, op.key, node_id_or_none(namespace, op.key), None)
     node = node_id(namespace, op.key)
-    return Write(namespace, op.key, node, prepare(op.value, f"the value of op {index}"))
+    where = f"op {index}"
+    prepared = prepare(
+        op.value,
+        f"the value of {where}",
+        ttl_ms=ttl_ms(op.ttl, f"the ttl of {where}"),
+        index=index_choice(op.index, f"the index of {where}"),
+    )
+    return Write(namespace, op.key, node, prepared)
 
 
-def partial(read: Read, snapshot: Snapshot) -> Any:
-    """What one shard's ``snapshot`` contributes to the answer of ``read``."""
+def accepts(read: Search, live: Live | None) -> Live:
+    """Whether an item under the search's prefix matches its filter and is live."""
+    conditions = read.conditions
+    if live is None:
+        return lambda stored: filters.matches(stored.value, conditions)
+    return lambda stored: filters.matches(stored.value, conditions) and live(stored)
+
+
+def partial(read: Read, snapshot: Snapshot, live: Live | None) -> Any:
+    """What one shard's ``snapshot`` contributes to the answer of ``read`` (ranked searches aside)."""
     if isinstance(read, Get):
-        return None if read.node_id is None else snapshot.items.get(read.node_id)
+        found = None if read.node_id is None else snapshot.items.get(read.node_id)
+        return None if found is None or (live is not None and not live(found)) else found
     if isinstance(read, Search):
-        return [
-            stored
-            for stored in snapshot.ordered
-            if has_prefix(stored.namespace, read.prefix)
-            and filters.matches(stored.value, read.conditions)
-        ]
-    return snapshot.namespaces
+        accept = accepts(read, live)
+        need = read.need
+        matching: list[Stored] = []
+        for stored in snapshot.ordered:
+            if need is not None and len(matching) >= need:
+                break
+            if has_prefix(stored.namespace, read.prefix) and accept(stored):
+                matching.append(stored)
+        unranked: Ranked = ([], matching)
+        return unranked
+    if live is None:
+        return snapshot.namespaces
+    seen: set[Namespace] = set()
+    for stored in snapshot.items.values():
+        if stored.namespace not in seen and live(stored):
+            seen.add(stored.namespace)
+    return sorted(seen)
 
 
-def combine(read: Read, partials: Sequence[Any]) -> Result:
+def combine(read: Read, partials: Sequence[Any]) -> Any:
     """The answer of ``read`` from the partial answers of every shard it spans."""
     if isinstance(read, Get):
-        found: Stored | None = next((p for p in partials if p is not None), None)
-        return None if found is None else found.item()
+        return next((p for p in partials if p is not None), None)
     if isinstance(read, Search):
-        merged = (
-            partials[0] if len(partials) == 1 else list(heapq.merge(*partials, key=search_order))
-        )
-        return [stored.search_item() for stored in merged[read.offset : read.offset + read.limit]]
+        answers: Sequence[Ranked] = partials
+        if len(answers) == 1:
+            ranked, unranked = answers[0]
+        else:
+            ranked = list(
+                heapq.merge(*(a[0] for a in answers), key=lambda e: (-e[0], search_order(e[1])))
+            )
+            unranked = list(heapq.merge(*(a[1] for a in answers), key=search_order))
+        need = read.need
+        if need is not None:
+            unranked = unranked[: max(0, need - len(ranked))]
+        merged = [*ranked, *((None, stored) for stored in unranked)]
+        return merged[read.offset : read.offset + read.limit]
     return list_namespaces({ns for namespaces in partials for ns in namespaces}, read.op)
+
+
+def result(read: Read, answer: Any) -> Result:
+    """The LangGraph result for a combined answer."""
+    if isinstance(read, Get):
+        return None if answer is None else answer.item()
+    if isinstance(read, Search):
+        return [stored.search_item(score) for score, stored in answer]
+    return list(answer)
+
+
+def returned(read: Read, answer: Any) -> list[Stored]:
+    """The items an answer hands back (those whose TTL a read refreshes)."""
+    if isinstance(read, Get):
+        return [] if answer is None else [answer]
+    if isinstance(read, Search):
+        return [stored for _, stored in answer]
+    return []
 
 
 def describe(writes: list[Write]) -> str:

@@ -16,24 +16,40 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mnem_adapter_kit import StoreClient, store_root
 from mnem_adapter_kit.locations import store_dir_name
 
 from .namespaces import Namespace
+from .sidecar import Sidecar
+from .ttl import Expiry
 from .view import ItemView
+
+if TYPE_CHECKING:
+    from .vectors import ShardVectors
 
 SHARD_FILE = "shard.json"
 
 
 @dataclass
 class Shard:
-    """One engine store and the items it holds, for the namespaces starting with ``key``."""
+    """One engine store and the items it holds, for the namespaces starting with ``key``.
+
+    Beside it, its sidecar (opened only if needed), what the shard's items' TTL
+    reads are known to be, and its vectors once a search or put needs them.
+    """
 
     key: Namespace
     client: StoreClient
     view: ItemView
+    sidecar: Sidecar
+    expiry: Expiry = field(init=False)
+    vectors: ShardVectors | None = None
+
+    def __post_init__(self) -> None:
+        self.expiry = Expiry(self.sidecar)
 
 
 class Shards:
@@ -51,7 +67,7 @@ class Shards:
         self._open: dict[Namespace, Shard] = {}
         self._known_folders: dict[str, Namespace] = {}
         if depth is None:
-            self._open[()] = Shard((), connect(self.root), ItemView())
+            self._open[()] = Shard((), connect(self.root), ItemView(), Sidecar(self.root))
 
     @property
     def sharded(self) -> bool:
@@ -111,9 +127,10 @@ class Shards:
         for shard in self._open.values():
             shard.client.close()
             shard.view.forget()
+            shard.sidecar.close()
 
     def _shard(self, key: Namespace, folder: str) -> Shard:
-        shard = self._open[key] = Shard(key, self._connect(folder), ItemView())
+        shard = self._open[key] = Shard(key, self._connect(folder), ItemView(), Sidecar(folder))
         self._known_folders[os.path.basename(folder)] = key
         return shard
 

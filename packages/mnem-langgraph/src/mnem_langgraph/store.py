@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import heapq
 import itertools
 import os
-import time
+import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 import mnem
-from langgraph.store.base import BaseStore, GetOp, Item, Op, Result
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    Item,
+    Op,
+    Result,
+    TTLConfig,
+)
 
 from mnem_adapter_kit import (
     ClosedError,
@@ -20,33 +31,42 @@ from mnem_adapter_kit import (
     InvalidRefError,
     NoStoreError,
     StoreClient,
-    Transaction,
     attach,
     from_ms,
     store_root,
     write,
 )
+from mnem_adapter_kit import describe as kit_describe
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.payloads import check_text
 from mnem_adapter_kit.writes import clear_abandoned_staging
 
+from . import clock
+from .batches import Batch, Pending, Route
 from .history import ItemOrigin, StoreCommit, is_item_id
-from .namespaces import Namespace, check_op, node_id_or_none
-from .plan import Get, Plan, Search, Write, combine, describe, partial
+from .index import IndexSettings
+from .namespaces import Namespace, check_op, node_id, node_id_or_none
+from .plan import Get, Plan, Search, Write
 from .shards import Shard, Shards
-from .values import content
-from .view import Snapshot, decode_node
+from .ttl import Sweeper, TtlSettings
+from .view import decode_node
+
+if TYPE_CHECKING:
+    from .vectors import ShardVectors
+
+EMBED_CHUNK = 512
+"""Most texts passed to the embedder in one call."""
 
 
 class MnemosyneStore(BaseStore):
     """LangGraph long-term memory kept in a Mnemosyne store, with its history.
 
-    Behaves like LangGraph's ``InMemoryStore`` (get, put, delete, search with
-    filters and paging, list_namespaces), except that items persist, every
-    ``put``/``delete`` (or every ``batch`` holding writes) is one commit, and
-    search is a plain filter: there is no vector index and no TTL. A reserved
-    ``_meta`` key in a value carries provenance into the commit and is not
-    stored. Graph nodes can also :meth:`branch`, :meth:`switch`, ask
+    Behaves like LangGraph's ``InMemoryStore`` and ``SqliteStore`` (get, put,
+    delete, search with filters, paging and, with an ``index``, ranking by
+    similarity to a query; list_namespaces; TTL), except that items persist and
+    every ``put``/``delete`` (or every ``batch`` holding writes) is one commit.
+    A reserved ``_meta`` key in a value carries provenance into the commit and
+    is not stored. Graph nodes can also :meth:`branch`, :meth:`switch`, ask
     :meth:`why` an item holds its value, read the :meth:`history`, and
     :meth:`get_at` a past commit.
 
@@ -59,8 +79,15 @@ class MnemosyneStore(BaseStore):
         shard_depth: Keep the items of each distinct namespace prefix of this many
             labels in an engine store of its own under ``store_path``, so a write
             costs what its shard holds. None (the default) keeps one store.
-        index: Not supported; anything but None raises ``NotImplementedError``.
+        index: LangGraph's ``IndexConfig`` (``dims``, ``embed``, ``fields``): search
+            ranks by similarity to ``query``. Vectors are kept in a sidecar file
+            beside the store, never in a commit. Needs ``mnem-langgraph[index]``.
+        ttl: LangGraph's ``TTLConfig`` (``default_ttl``, ``refresh_on_read``,
+            ``sweep_interval_minutes``). A sweep interval starts a background sweeper,
+            stopped by :meth:`close`.
     """
+
+    supports_ttl: bool = True
 
     def __init__(
         self,
@@ -70,18 +97,21 @@ class MnemosyneStore(BaseStore):
         author: str = "mnem-langgraph",
         busy_timeout: float = 10.0,
         shard_depth: int | None = None,
-        index: None = None,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
     ) -> None:
-        if index is not None:
-            raise NotImplementedError(
-                "MnemosyneStore has no vector index: search is a plain filter. "
-                "Rank results with your own vector store, or use InMemoryStore(index=...)"
-            )
         if shard_depth is not None and (
             isinstance(shard_depth, bool) or not isinstance(shard_depth, int) or shard_depth < 1
         ):
             raise InvalidInputError(f"shard_depth must be a positive int, not {shard_depth!r}")
         self._author = check_text(author, "the author")
+        self._ttl = None if ttl is None else TtlSettings.of(ttl)
+        self._index = None if index is None else IndexSettings.of(index)
+        if self._index is not None:
+            _require_numpy()
+        self.ttl_config: TTLConfig | None = None if ttl is None else TTLConfig(**ttl)
+        self.index_config: IndexConfig | None = None if index is None else IndexConfig(**index)
+        self.embeddings: Embeddings | None = None if self._index is None else self._index.embeddings
 
         def connect(folder: str) -> StoreClient:
             return attach(folder, create=create, busy_timeout=busy_timeout, owner=self)
@@ -90,6 +120,10 @@ class MnemosyneStore(BaseStore):
             raise NoStoreError("there is no sharded store here", store_path=store_root(store_path))
         self._shards = Shards(store_path, shard_depth, connect)
         self._closed = False
+        self._sweeper: Sweeper | None = None
+        self._sweeper_lock = threading.Lock()
+        if self._ttl is not None and self._ttl.sweep_interval_minutes is not None:
+            self.start_ttl_sweeper()
 
     @property
     def store_path(self) -> str:
@@ -99,24 +133,98 @@ class MnemosyneStore(BaseStore):
     # --- BaseStore ------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Answer every op in order; the batch's writes are one commit (one per shard touched)."""
-        plan = Plan.of(ops)
-        routes = self._route(plan)
-        partials: dict[int, list[Any]] = {}
-        for shard, reads, writes in routes:
-            with shard.client.session() as engine:
-                self._execute(shard, engine, plan, reads, writes, partials)
-        return _results(plan, partials)
+        """Answer every op in order; the batch's writes are one commit (one per shard touched).
+
+        Embedding (of new texts, and of a query) happens before and after the
+        store's turn, never during it.
+        """
+        batch = self._batch(Plan.of(ops))
+        for pending in batch.writes_to_embed():
+            pending.done(self._embed(pending))
+        batch.query_vectors = {q: self._embed_query(q) for q in batch.queries}
+        batch.prepare_ttl()
+        for route in batch.routes:
+            with route.shard.client.session() as engine:
+                batch.execute(route, engine)
+        for pending in batch.reads_to_embed():
+            pending.done(self._embed(pending))
+        return batch.results()
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """:meth:`batch` for coroutines: waits for the store without blocking the loop."""
-        plan = Plan.of(ops)
-        routes = self._route(plan)
-        partials: dict[int, list[Any]] = {}
-        for shard, reads, writes in routes:
+        """:meth:`batch` for coroutines: waits for the store and the embedder without blocking."""
+        batch = self._batch(Plan.of(ops))
+        for pending in batch.writes_to_embed():
+            pending.done(await self._aembed(pending))
+        batch.query_vectors = {q: await self._aembed_query(q) for q in batch.queries}
+        batch.prepare_ttl()
+        for route in batch.routes:
+            async with route.shard.client.asession() as engine:
+                batch.execute(route, engine)
+        for pending in batch.reads_to_embed():
+            pending.done(await self._aembed(pending))
+        return batch.results()
+
+    # --- TTL --------------------------------------------------------------------
+
+    def sweep_ttl(self) -> int:
+        """Delete every expired item: one tombstone commit per shard; how many were deleted."""
+        return sum(self._sweep_shard(shard) for shard in self._live().all())
+
+    async def asweep_ttl(self) -> int:
+        """:meth:`sweep_ttl` for coroutines."""
+        total = 0
+        for shard in self._live().all():
             async with shard.client.asession() as engine:
-                self._execute(shard, engine, plan, reads, writes, partials)
-        return _results(plan, partials)
+                expired = self._expire(shard, engine)
+            total += self._forget_expired(shard, expired)
+        return total
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep in a background thread every interval (the config's, else 5 minutes).
+
+        Returns a future that completes when the sweeper stops; starting it again
+        while it runs returns the running one's. :meth:`close` stops it.
+        """
+        configured = None if self._ttl is None else self._ttl.sweep_interval_minutes
+        interval = sweep_interval_minutes or configured or 5
+        with self._sweeper_lock:
+            self._live()
+            if self._sweeper is None or not self._sweeper.running:
+                self._sweeper = Sweeper(_weak_sweep(self), interval)
+            return self._sweeper.done
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the background sweeper, waiting up to ``timeout`` seconds; True once stopped."""
+        with self._sweeper_lock:
+            sweeper = self._sweeper
+        return True if sweeper is None else sweeper.stop(timeout)
+
+    # --- the vector index -------------------------------------------------------
+
+    def rebuild_index(self) -> int:
+        """Embed every item at HEAD afresh (the sidecar's vectors are discarded first).
+
+        Needed only after changing the embedder in a way its name does not show;
+        a missing or stale sidecar is rebuilt on demand anyway. Returns how many
+        texts were embedded.
+        """
+        total = 0
+        for pending in self._rebuild_pending():
+            total += len(pending.texts)
+            pending.done(self._embed(pending))
+            pending.vectors.prune()
+        return total
+
+    async def arebuild_index(self) -> int:
+        """:meth:`rebuild_index` for coroutines."""
+        total = 0
+        for pending in self._rebuild_pending():
+            total += len(pending.texts)
+            pending.done(await self._aembed(pending))
+            pending.vectors.prune()
+        return total
 
     # --- history and branches -------------------------------------------------
 
@@ -204,7 +312,11 @@ class MnemosyneStore(BaseStore):
     # --- lifetime -------------------------------------------------------------
 
     def close(self) -> None:
-        """Release this object's claim on the store; idempotent. Later calls raise ClosedError."""
+        """Release this object's claim on the store and stop its sweeper; idempotent.
+
+        Later calls raise ClosedError.
+        """
+        self.stop_ttl_sweeper()
         self._closed = True
         self._shards.close()
 
@@ -259,7 +371,16 @@ class MnemosyneStore(BaseStore):
         )
         return node, shard
 
-    def _route(self, plan: Plan) -> list[tuple[Shard, list[int], list[Write]]]:
+    def _batch(self, plan: Plan) -> Batch:
+        return Batch(
+            plan,
+            self._route(plan),
+            author=self._author,
+            index=self._index,
+            vectors_of=self._vectors_of,
+        )
+
+    def _route(self, plan: Plan) -> list[Route]:
         """Which shards the batch reads and writes, in prefix order, with what each does."""
         shards = self._live()
         reads: dict[Namespace, list[int]] = {}
@@ -282,28 +403,77 @@ class MnemosyneStore(BaseStore):
             shard = shards.for_write(change.namespace)
             found[shard.key] = shard
             writes.setdefault(shard.key, []).append(change)
-        return [(found[key], reads.get(key, []), writes.get(key, [])) for key in sorted(found)]
+        return [Route(found[key], reads.get(key, []), writes.get(key, [])) for key in sorted(found)]
 
-    def _execute(
-        self,
-        shard: Shard,
-        engine: mnem.Store,
-        plan: Plan,
-        reads: list[int],
-        writes: list[Write],
-        partials: dict[int, list[Any]],
-    ) -> None:
-        """One shard's part of a batch: its answers as of before, then its writes as one commit."""
+    def _vectors_of(self, shard: Shard) -> ShardVectors:
+        assert self._index is not None
+        if shard.vectors is None:
+            from .vectors import ShardVectors
+
+            shard.vectors = ShardVectors(shard.sidecar, self._index)
+        return shard.vectors
+
+    def _embed(self, pending: Pending) -> list[list[float]]:
+        assert self._index is not None
+        texts = list(pending.texts.values())
+        embed = self._index.embeddings.embed_documents
+        return [
+            v for i in range(0, len(texts), EMBED_CHUNK) for v in embed(texts[i : i + EMBED_CHUNK])
+        ]
+
+    async def _aembed(self, pending: Pending) -> list[list[float]]:
+        assert self._index is not None
+        texts = list(pending.texts.values())
+        embed = self._index.embeddings.aembed_documents
+        found: list[list[float]] = []
+        for i in range(0, len(texts), EMBED_CHUNK):
+            found.extend(await embed(texts[i : i + EMBED_CHUNK]))
+        return found
+
+    def _embed_query(self, query: str) -> list[float]:
+        assert self._index is not None
+        return self._index.embeddings.embed_query(query)
+
+    async def _aembed_query(self, query: str) -> list[float]:
+        assert self._index is not None
+        return await self._index.embeddings.aembed_query(query)
+
+    def _rebuild_pending(self) -> list[Pending]:
+        if self._index is None:
+            raise InvalidInputError("this MnemosyneStore has no index to rebuild")
+        found = []
+        for shard in self._live().all():
+            vectors = self._vectors_of(shard)
+            vectors.clear()
+            with shard.client.session() as engine:
+                snapshot = shard.view.at_head(engine)
+            found.append(Pending(vectors, vectors.pending_for_snapshot(snapshot)))
+        return found
+
+    def _sweep_shard(self, shard: Shard) -> int:
+        with shard.client.session() as engine:
+            expired = self._expire(shard, engine)
+        return self._forget_expired(shard, expired)
+
+    def _expire(self, shard: Shard, engine: mnem.Store) -> list[Any]:
+        """In the store's turn: delete the shard's expired items in one commit."""
         snapshot = shard.view.at_head(engine)
-        for index in reads:
-            read = plan.reads[index]
-            assert read is not None
-            partials.setdefault(index, []).append(partial(read, snapshot))
-        changes = [w for w in writes if w.prepared is not None or w.node_id in snapshot.items]
-        if changes:
-            with write(engine, author=self._author, mirror=shard.view.mirror) as tx:
-                _stage(tx, changes, snapshot)
-                tx.message = describe(changes)
+        if not snapshot.expiring:
+            return []
+        expired = shard.expiry.expired(snapshot, clock.now_ms())
+        if not expired:
+            return []
+        expired.sort(key=lambda s: (s.namespace, s.key))
+        with write(engine, author=self._author, mirror=shard.view.mirror) as tx:
+            for stored in expired:
+                tx.remove(node_id(stored.namespace, stored.key))
+            tx.message = kit_describe("expire", [_name(s.namespace, s.key) for s in expired])
+        return expired
+
+    def _forget_expired(self, shard: Shard, expired: list[Any]) -> int:
+        if expired:
+            shard.expiry.forget(expired)
+        return len(expired)
 
 
 def _shard_of(shard: Shard | None, namespace: Sequence[str], commit: str) -> Shard:
@@ -312,13 +482,6 @@ def _shard_of(shard: Shard | None, namespace: Sequence[str], commit: str) -> Sha
             f"no shard holds namespace {tuple(namespace)!r}, so no commit {commit!r} of it exists"
         )
     return shard
-
-
-def _results(plan: Plan, partials: dict[int, list[Any]]) -> list[Result]:
-    return [
-        None if read is None else combine(read, partials.get(index, []))
-        for index, read in enumerate(plan.reads)
-    ]
 
 
 def _newest(histories: list[list[StoreCommit]], limit: int | None) -> list[StoreCommit]:
@@ -357,24 +520,6 @@ def _item_commits(engine: mnem.Store, limit: int | None) -> kit_history.Walk[lis
     return found
 
 
-def _stage(tx: Transaction, changes: list[Write], snapshot: Snapshot) -> None:
-    """Stage a batch's writes; puts keep the item's ``created_at`` and stamp ``updated_at``."""
-    now = time.time_ns() // 1_000_000
-    for change in changes:
-        node = cast(str, change.node_id)
-        if change.prepared is None:
-            tx.remove(node)
-            continue
-        existing = snapshot.items.get(node)
-        created = now if existing is None else existing.created_ms
-        updated = now if existing is None else max(now, existing.updated_ms + 1)
-        tx.add(
-            node,
-            content(change.prepared, created, updated),
-            provenance=change.prepared.provenance,
-        )
-
-
 def _item_id(namespace: Sequence[str], key: str) -> str | None:
     """Check ``namespace`` as ``get`` does; the item's node id, or None if none can exist."""
     namespace = tuple(namespace)
@@ -399,3 +544,30 @@ def _get_at(engine: mnem.Store, node: str | None, commit: str) -> Item | None:
     found = None if node is None else state.get(node)
     stored = None if found is None else decode_node(found)
     return None if stored is None else stored.item()
+
+
+def _name(namespace: Namespace, key: str) -> str:
+    labels = ",".join(map(repr, namespace)) + ("," if len(namespace) == 1 else "")
+    return f"({labels})/{key if key.isprintable() else repr(key)}"
+
+
+def _weak_sweep(store: MnemosyneStore) -> Any:
+    """A sweep that does not keep the store alive; None once the store is gone or closed."""
+    ref = weakref.ref(store)
+
+    def sweep() -> int | None:
+        live = ref()
+        if live is None or live._closed:
+            return None
+        return live.sweep_ttl()
+
+    return sweep
+
+
+def _require_numpy() -> None:
+    try:
+        import numpy  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            "MnemosyneStore(index=...) needs numpy: pip install 'mnem-langgraph[index]'"
+        ) from exc

@@ -4,6 +4,12 @@ A node of ours holds::
 
     {"format": "mnem-langgraph/1", "value": "<JSON text>", "created_at": ms, "updated_at": ms}
 
+plus, only when the put asked for them, ``"ttl_ms"`` (the item expires that long
+after its last write or read) and ``"index"`` (``false``, or the field paths to
+embed instead of the store's default): both are part of what the caller wrote,
+so any reader, and any rebuild of the vector index, derives the same answer
+from the commit alone. Vectors and read times are never stored in a node.
+
 The value is kept as JSON text because the engine re-encodes structured content
 (sorted keys, big integers and some floats changed); text comes back byte for
 byte. The reserved ``_meta`` key of a caller's value is not stored: its
@@ -16,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 import mnem
 from langgraph.store.base import Item, SearchItem
@@ -31,21 +37,39 @@ META_KEY = "_meta"
 PROVENANCE_FIELDS = ("agent_step", "observation", "tool_call", "source", "note")
 
 
+IndexChoice = Literal[False] | tuple[str, ...] | None
+"""A put's ``index``: ``False`` (never embed), the field paths to embed, or None (the default)."""
+
+
 @dataclass(frozen=True)
 class Prepared:
-    """A caller's value ready to stage: its JSON text and the provenance lifted from it."""
+    """A caller's value ready to stage: its JSON text, provenance, TTL and index choice."""
 
     text: str
     provenance: mnem.Provenance
+    ttl_ms: int | None = None
+    index: IndexChoice = None
 
 
-def prepare(value: object, where: str) -> Prepared:
+def prepare(
+    value: object, where: str, *, ttl_ms: int | None = None, index: IndexChoice = None
+) -> Prepared:
     """Split ``_meta`` off ``value`` and encode the rest; :class:`InvalidInputError` if unstorable."""
     if not isinstance(value, Mapping):
         raise InvalidInputError(f"{where} must be a mapping, not {type(value).__name__}")
     body = dict(value)
     meta = body.pop(META_KEY, None)
-    return Prepared(to_json_text(body, where), _provenance(meta, f"{where}[{META_KEY!r}]"))
+    provenance = _provenance(meta, f"{where}[{META_KEY!r}]")
+    return Prepared(to_json_text(body, where), provenance, ttl_ms, index)
+
+
+def index_choice(index: object, where: str) -> IndexChoice:
+    """A put's ``index`` argument checked: None, False, or a list of field paths."""
+    if index is None or index is False:
+        return index
+    if isinstance(index, (list, tuple)) and all(isinstance(path, str) for path in index):
+        return tuple(index)
+    raise InvalidInputError(f"{where} must be None, False or a list of field paths, not {index!r}")
 
 
 def _provenance(meta: object, where: str) -> mnem.Provenance:
@@ -67,12 +91,17 @@ def _provenance(meta: object, where: str) -> mnem.Provenance:
 
 def content(prepared: Prepared, created_ms: int, updated_ms: int) -> dict[str, Any]:
     """The node content that stores ``prepared`` with its two timestamps."""
-    return {
+    stored: dict[str, Any] = {
         "format": FORMAT,
         "value": prepared.text,
         "created_at": created_ms,
         "updated_at": updated_ms,
     }
+    if prepared.ttl_ms is not None:
+        stored["ttl_ms"] = prepared.ttl_ms
+    if prepared.index is not None:
+        stored["index"] = False if prepared.index is False else list(prepared.index)
+    return stored
 
 
 @dataclass(frozen=True)
@@ -85,6 +114,8 @@ class Stored:
     text: str
     created_ms: int
     updated_ms: int
+    ttl_ms: int | None = None
+    index: IndexChoice = None
 
     def item(self) -> Item:
         """A fresh ``Item``; the caller may mutate its value without touching ours."""
@@ -96,14 +127,15 @@ class Stored:
             updated_at=from_ms(self.updated_ms),
         )
 
-    def search_item(self) -> SearchItem:
-        """A fresh ``SearchItem`` (no score: search is a filter, not a ranking)."""
+    def search_item(self, score: float | None = None) -> SearchItem:
+        """A fresh ``SearchItem``; ``score`` is the similarity to the query, if one was ranked."""
         return SearchItem(
             namespace=self.namespace,
             key=self.key,
             value=from_json_text(self.text),
             created_at=from_ms(self.created_ms),
             updated_at=from_ms(self.updated_ms),
+            score=score,
         )
 
 
@@ -122,8 +154,21 @@ def decode(namespace: Namespace, key: str, stored: object) -> Stored | None:
         return None
     if not isinstance(value, dict):
         return None
-    return Stored(namespace, key, value, text, created, updated)
+    ttl = stored.get("ttl_ms")
+    if ttl is not None and not (_is_ms(ttl) and ttl > 0):
+        return None
+    index = stored.get("index")
+    if index is not None and not _is_index(index):
+        return None
+    choice: IndexChoice = index if index is None or index is False else tuple(index)
+    return Stored(namespace, key, value, text, created, updated, ttl, choice)
 
 
 def _is_ms(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_index(value: object) -> bool:
+    return value is False or (
+        isinstance(value, list) and all(isinstance(path, str) for path in value)
+    )

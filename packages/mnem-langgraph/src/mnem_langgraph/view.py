@@ -36,6 +36,11 @@ class Snapshot:
         """Every namespace holding at least one item."""
         return sorted({stored.namespace for stored in self.items.values()})
 
+    @cached_property
+    def expiring(self) -> list[Stored]:
+        """The items that have a TTL."""
+        return [stored for stored in self.items.values() if stored.ttl_ms is not None]
+
 
 class ItemView:
     """The committed langgraph items, kept current by commit id."""
