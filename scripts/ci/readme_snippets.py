@@ -37,6 +37,20 @@ FENCE = re.compile(r"^```\s*([\w-]*)")
 COMPILE_ONLY = re.compile(r"^<!--\s*snippet:\s*compile-only\b")
 SHELL_LANGUAGES = {"bash", "sh", "shell", "console"}
 TOOL_INSTALLERS = (["pipx", "install"], ["uv", "tool", "install"])
+OPTIONS_WITH_VALUES = {
+    "--find-links",
+    "-f",
+    "--index-url",
+    "-i",
+    "--extra-index-url",
+    "--constraint",
+    "-c",
+    "--requirement",
+    "-r",
+    "--python",
+    "-p",
+    "--with",
+}
 PIP_INSTALLERS = (["pip", "install"], ["python", "-m", "pip", "install"], ["uv", "pip", "install"])
 
 
@@ -68,14 +82,36 @@ class Session:
 
 
 def install_of(line: int, command: str) -> Install | None:
-    """The install a shell line performs, or None when it is not an install line."""
-    words = shlex.split(command.removeprefix("$ "), comments=True)
+    """The install a shell line performs, or None when it is not an install line.
+
+    Options and their values are dropped (the built wheels come from DIST_DIR anyway), and a
+    wheel file named by path (``dist/mnem_mcp-0.1.0-py3-none-any.whl``, built from a checkout
+    as a README says) stands for its distribution.
+    """
+    try:
+        words = shlex.split(command.removeprefix("$ "), comments=True)
+    except ValueError:
+        return None  # a line of a recipe (a continuation, a unit file), not a command
     for prefixes, tool in ((TOOL_INSTALLERS, True), (PIP_INSTALLERS, False)):
         for prefix in prefixes:
             if words[: len(prefix)] == prefix:
-                requirements = [w for w in words[len(prefix) :] if not w.startswith("-")]
-                return Install(line, command.strip(), requirements, tool)
+                return Install(line, command.strip(), _requirements(words[len(prefix) :]), tool)
     return None
+
+
+def _requirements(words: list[str]) -> list[str]:
+    found: list[str] = []
+    skip_value = False
+    for word in words:
+        if skip_value:
+            skip_value = False
+        elif word.startswith("-"):
+            skip_value = word in OPTIONS_WITH_VALUES
+        elif word.endswith(".whl"):
+            found.append(Path(word).name.split("-")[0].replace("_", "-"))
+        else:
+            found.append(word)
+    return found
 
 
 def read(readme: Path) -> list[Install | Block | str]:

@@ -41,9 +41,10 @@ uv run --quiet --no-project --isolated --python "$PYTHON" \
     --with packaging --with trove-classifiers \
     python scripts/ci/check_wheel_contents.py "$DIST" "${expect[@]}"
 
-# Pin each built distribution to its built version so a same-named release on PyPI cannot win;
+# Pin each built distribution to its built version (with the extras whose modules are checked)
+# so a same-named release on PyPI cannot win;
 # check_installed.py then proves the installed files are the wheel's.
-mapfile -t requirements < <(built_pins "$DIST" | sed 's/^mnem-adapter-kit==/mnem-adapter-kit[testing]==/')
+mapfile -t requirements < <(built_pins "$DIST" | sed -e 's/^mnem-adapter-kit==/mnem-adapter-kit[testing]==/' -e 's/^mnem-langgraph==/mnem-langgraph[index]==/')
 
 cp scripts/ci/check_installed.py examples/autogen_memory.py "$RUN"/
 cp scripts/smoke/*.py "$RUN"/
