@@ -106,40 +106,63 @@
     if (!c.changes.length) box.append(el("span", { class: "badge", text: "no changes" }));
     return box;
   }
-  function renderTimeline() {
+  const FIRST_ROWS = 150;
+  const MORE_ROWS = 500;
+  let rendered = 0;
+  function timelineRow(c, ci) {
+    return el(
+      "li",
+      { class: "row", tabindex: 0, "data-commit": c.id, "data-index": ci, "aria-selected": "false" },
+      el("span", { class: "id", text: short(c.id) }),
+      el("span", { class: "time", text: when(c.time_ms) }),
+      el("span", { class: "author", text: c.author }),
+      el("span", { class: "msg", text: c.message + (c.parents.length > 1 ? "  (merge)" : "") }),
+      tally(c)
+    );
+  }
+  // Rows up to index `last`, appended in one go; the rest follow in slices so the page
+  // answers clicks while a long history is still being listed.
+  function renderRows(last) {
     const fragment = document.createDocumentFragment();
-    commits.forEach((c, ci) => {
-      const row = el(
-        "li",
-        { class: "row", tabindex: 0, "data-commit": c.id, "aria-selected": "false" },
-        el("span", { class: "id", text: short(c.id) }),
-        el("span", { class: "time", text: when(c.time_ms) }),
-        el("span", { class: "author", text: c.author }),
-        el("span", { class: "msg", text: c.message + (c.parents.length > 1 ? "  (merge)" : "") }),
-        tally(c)
-      );
-      row.addEventListener("click", (event) => {
-        if (event.target.closest(".detail")) return;
-        toggleCommit(ci);
-      });
-      row.addEventListener("keydown", (event) => {
-        if ((event.key === "Enter" || event.key === " ") && event.target === row) {
-          event.preventDefault();
-          toggleCommit(ci);
-        }
-      });
+    for (; rendered <= last && rendered < commits.length; rendered++) {
+      const row = timelineRow(commits[rendered], rendered);
+      if (needle) row.hidden = !commitMatches(rendered);
       rows.push(row);
       fragment.append(row);
-    });
+    }
     timeline.append(fragment);
     countTimeline();
+    if (rendered >= commits.length) document.documentElement.dataset.complete = "true";
   }
+  function renderTimeline() {
+    renderRows(FIRST_ROWS - 1);
+    const more = () => {
+      if (rendered >= commits.length) return;
+      renderRows(rendered + MORE_ROWS - 1);
+      setTimeout(more, 0);
+    };
+    setTimeout(more, 0);
+  }
+  timeline.addEventListener("click", (event) => {
+    const row = event.target.closest("li.row");
+    if (!row || event.target.closest(".detail")) return;
+    toggleCommit(Number(row.dataset.index));
+  });
+  timeline.addEventListener("keydown", (event) => {
+    const row = event.target;
+    if (row.matches && row.matches("li.row") && (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      toggleCommit(Number(row.dataset.index));
+    }
+  });
   function countTimeline() {
     const shown = rows.filter((row) => !row.hidden).length;
+    const loading = rendered < commits.length ? ` (listing ${rendered} of ${commits.length}…)` : "";
     document.getElementById("timeline-count").textContent =
-      shown === commits.length ? `${commits.length} commits, newest first` : `${shown} of ${commits.length} commits match`;
+      (needle ? `${shown} commits match` : `${commits.length} commits, newest first`) + loading;
   }
   function toggleCommit(ci, open) {
+    renderRows(ci);
     const row = rows[ci];
     const existing = row.querySelector(".detail");
     if (existing && open !== true) {
@@ -189,6 +212,7 @@
     const ci = commitIndex.get(id);
     if (ci === undefined) return;
     setView("timeline");
+    renderRows(ci);
     if (rows[ci].hidden) { filterBox.value = ""; applyFilter(); }
     toggleCommit(ci, true);
     rows[ci].scrollIntoView({ block: "center" });
@@ -332,9 +356,17 @@
     setView("diff");
     renderDiff();
   }
+  const DIFF_SHOWN = 200;
+  let diffEntries = [];
+  let diffLimit = DIFF_SHOWN;
   function renderDiff() {
-    diffResult.replaceChildren();
-    if (!commits.length) { document.getElementById("diff-summary").textContent = "No commits yet."; return; }
+    diffEntries = [];
+    diffLimit = DIFF_SHOWN;
+    if (!commits.length) {
+      document.getElementById("diff-summary").textContent = "No commits yet.";
+      diffResult.replaceChildren();
+      return;
+    }
     const a = Number(diffA.value), b = Number(diffB.value);
     const sa = stateAt(a), sb = stateAt(b);
     const counts = { added: 0, modified: 0, removed: 0 };
@@ -346,19 +378,33 @@
       const kind = before ? (after ? "modified" : "removed") : "added";
       counts[kind] += 1;
       const shown = after || before;
-      const link = el("button", { type: "button", class: "link", text: shown.label });
-      link.addEventListener("click", () => showItem(i));
-      const sides = el("div", { class: "sides" });
-      sides.append(el("div", null, el("span", { text: "before" }), el("pre", { text: before ? asText(before.value) : "(absent)" })));
-      sides.append(el("div", null, el("span", { text: "after" }), el("pre", { text: after ? asText(after.value) : "(absent)" })));
-      const entry = el("li", { "data-item": items[i].id, "data-kind": kind }, badge(kind), " ", el("span", { class: "badge", text: shown.adapter }), " ", link, sides);
-      entry.dataset.search = [items[i].id, shown.label, shown.adapter].join("\n").toLowerCase();
-      diffResult.append(entry);
+      const search = [items[i].id, shown.label, shown.adapter].join("\n").toLowerCase();
+      diffEntries.push({ item: i, kind, before, after, shown, search });
     }
     const tallyText = Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "no differences";
     document.getElementById("diff-summary").textContent =
       `${short(commits[a].id)} → ${short(commits[b].id)}: ${tallyText}`;
-    applyFilter();
+    renderDiffList();
+  }
+  function renderDiffList() {
+    const fragment = document.createDocumentFragment();
+    const matching = diffEntries.filter((entry) => !needle || entry.search.includes(needle));
+    for (const entry of matching.slice(0, diffLimit)) {
+      const { item, kind, before, after, shown } = entry;
+      const link = el("button", { type: "button", class: "link", text: shown.label });
+      link.addEventListener("click", () => showItem(item));
+      const sides = el("div", { class: "sides" });
+      sides.append(el("div", null, el("span", { text: "before" }), el("pre", { text: before ? asText(before.value) : "(absent)" })));
+      sides.append(el("div", null, el("span", { text: "after" }), el("pre", { text: after ? asText(after.value) : "(absent)" })));
+      fragment.append(el("li", { "data-item": items[item].id, "data-kind": kind }, badge(kind), " ",
+        el("span", { class: "badge", text: shown.adapter }), " ", link, sides));
+    }
+    if (matching.length > diffLimit) {
+      const more = el("button", { type: "button", text: `Show all ${matching.length} differences` });
+      more.addEventListener("click", () => { diffLimit = Infinity; renderDiffList(); });
+      fragment.append(el("li", { class: "more" }, more));
+    }
+    diffResult.replaceChildren(fragment);
   }
   diffA.addEventListener("change", renderDiff);
   diffB.addEventListener("change", renderDiff);
@@ -391,7 +437,7 @@
       for (const item of items) itemRows[item.index].hidden = !itemMatches(item);
       countItems();
     }
-    for (const entry of diffResult.children) entry.hidden = !!needle && !entry.dataset.search.includes(needle);
+    if (diffReady) renderDiffList();
   }
   let pending = 0;
   filterBox.addEventListener("input", () => {
