@@ -266,7 +266,7 @@ def run_show(client: StoreClient, readers: Readers, args: argparse.Namespace, ou
             else {
                 **export.commit_json(origin[0]),
                 "provenance": export.provenance_json(origin[1].node),
-                "time_ms": origin[1].time,
+                "event_time_ms": origin[1].node.event_time,
             },
             "removed_by": None if removed_by is None else export.commit_json(removed_by),
             "history": [

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..history import CommitRecord
 from .export import commit_json, version_json
-from .timeline import Head, Step, Version
+from .timeline import Head, Step
 
 FORMAT = "mnem-history/1"
 KIND_CODES = {"added": "a", "modified": "m", "removed": "r"}
@@ -45,7 +45,6 @@ def page_data(
     """
     items: dict[str, int] = {}
     versions: list[dict[str, Any]] = []
-    version_index: dict[int, int] = {}
     commits = []
     for step in steps:
         changes = []
@@ -53,14 +52,12 @@ def page_data(
             item = items.setdefault(change.node_id, len(items))
             index = -1
             if change.after is not None:
-                index = _add_version(change.after, item, versions, version_index)
+                index = len(versions)
+                versions.append({"item": item, **version_json(change.after)})
             changes.append([item, KIND_CODES[change.kind], index])
         commits.append({**_commit(step.record), "changes": changes})
-    extra = {
-        record.id: _commit(record)
-        for record in origins.values()
-        if all(record.id != step.record.id for step in steps)
-    }
+    listed = {step.record.id for step in steps}
+    extra = {record.id: _commit(record) for record in origins.values() if record.id not in listed}
     return {
         "format": FORMAT,
         "store": root,
@@ -83,16 +80,6 @@ def _commit(record: CommitRecord) -> dict[str, Any]:
 def _origin(node_id: str, origins: Mapping[str, CommitRecord]) -> str | None:
     record = origins.get(node_id)
     return None if record is None else record.id
-
-
-def _add_version(
-    version: Version, item: int, versions: list[dict[str, Any]], seen: dict[int, int]
-) -> int:
-    key = id(version)
-    if key not in seen:
-        seen[key] = len(versions)
-        versions.append({"item": item, **version_json(version)})
-    return seen[key]
 
 
 def embed_json(value: Any) -> str:
