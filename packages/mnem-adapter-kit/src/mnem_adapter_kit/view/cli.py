@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 import mnem
@@ -31,9 +31,11 @@ from ..locations import STORE_DIR, STORE_ENV, default_store_path
 from . import export, page, text
 from .readers import FOREIGN, Readers, parse_scope, warn_failures
 from .timeline import (
+    BATCH,
     Change,
     Selection,
     Step,
+    Version,
     change,
     find_item,
     head_of,
@@ -231,32 +233,29 @@ def history_records(client: StoreClient) -> tuple[CommitRecord, ...]:
 
 
 def run_show(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+    """The item's value and origin first (a short walk back), then its history as it is read."""
     wanted: str = args.item
     with client.session() as engine:
         at_head = readings_at(engine, readers, engine.head_commit())
     matches = find_item(at_head, wanted)
-    steps: list[Step] | None = None
-    if not matches:
-        steps = list(walk_steps(client, readers, history_records(client), _progress("reading")))
-        everything = {node_id: item.latest for node_id, item in items_of(steps).items()}
-        matches = find_item(everything, wanted)
-    if not matches:
-        raise UsageError(f"no item {wanted!r} in this branch's history (a node id or a label)")
-    if len(matches) > 1:
-        listed = ", ".join(repr(node_id) for node_id in matches[:10])
-        raise UsageError(f"{wanted!r} names {len(matches)} items; give a node id: {listed}")
-    node_id = matches[0]
-    if steps is not None:
-        changes = [(step.record, each) for step, each in items_of(steps)[node_id].changes]
-        origin = None
+    origin: tuple[CommitRecord, mnem.Blame] | None = None
+    removed_by: CommitRecord | None = None
+    changes: Iterator[tuple[CommitRecord, Change]]
+    if matches:
+        node_id = _only(wanted, matches)
+        current: Version | None = at_head[node_id]
+        latest = at_head[node_id]
+        origin = client.walk(_origin_walk(node_id))
+        changes = _changes_to(client, readers, node_id, history_records(client))
     else:
-        changes, origin = client.walk(_item_walk(readers, node_id, present=True))
-    if not changes:
-        raise UsageError(f"the history of {node_id!r} could not be read")
-    latest = changes[0][1].shown
-    current = changes[0][1].after
-    removed_by = changes[0][0] if current is None else None
+        steps = list(walk_steps(client, readers, history_records(client), _progress("reading")))
+        items = items_of(steps)
+        node_id = _only(wanted, find_item({k: v.latest for k, v in items.items()}, wanted))
+        found = [(step.record, each) for step, each in items[node_id].changes]
+        current, latest, removed_by = None, found[0][1].shown, found[0][0]
+        changes = iter(found)
     if args.json:
+        listed = list(changes)
         value: dict[str, Any] = {
             "node_id": node_id,
             "current": None if current is None else export.version_json(current),
@@ -275,39 +274,60 @@ def run_show(client: StoreClient, readers: Readers, args: argparse.Namespace, ou
                     "kind": each.kind,
                     "change": export.change_json(each),
                 }
-                for record, each in changes
+                for record, each in listed
             ],
         }
         print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
         return
-    text.write_item(out, node_id, latest, current, origin, removed_by, changes)
+    text.write_item(out, node_id, latest, current, origin, removed_by)
+    print("\nhistory, newest first:", file=out)
+    for record, each in changes:
+        text.write_item_change(out, record, each)
+        out.flush()
 
 
-def _item_walk(
-    readers: Readers, node_id: str, *, present: bool
-) -> Callable[
-    [mnem.Store],
-    Walk[tuple[list[tuple[CommitRecord, Change]], tuple[CommitRecord, mnem.Blame] | None]],
-]:
-    """The commits that changed ``node_id`` with both sides, and its origin if ``present``."""
+def _only(wanted: str, matches: Sequence[str]) -> str:
+    if not matches:
+        raise UsageError(f"no item {wanted!r} in this branch's history (a node id or a label)")
+    if len(matches) > 1:
+        listed = ", ".join(repr(node_id) for node_id in matches[:10])
+        raise UsageError(f"{wanted!r} names {len(matches)} items; give a node id: {listed}")
+    return matches[0]
 
-    def job(
-        engine: mnem.Store,
-    ) -> Walk[tuple[list[tuple[CommitRecord, Change]], tuple[CommitRecord, mnem.Blame] | None]]:
-        found, _ = yield from history.commits_changing(engine, lambda other: other == node_id)
-        changes: list[tuple[CommitRecord, Change]] = []
-        for entry, _kinds in found:
-            sides = yield from history.node_changes_of(engine, entry)
-            changes += [(entry, change(readers, side)) for side in sides if side.id == node_id]
-        origin = None
-        if present:
-            blame = yield from history.origin(engine, node_id)
-            record = history.record(engine, blame.commit)
-            if record is not None:
-                origin = (record, blame)
-        return changes, origin
+
+def _origin_walk(node_id: str) -> Callable[[mnem.Store], Walk[tuple[CommitRecord, mnem.Blame]]]:
+    """The commit that gave ``node_id`` its value at HEAD, as the engine's blame says."""
+
+    def job(engine: mnem.Store) -> Walk[tuple[CommitRecord, mnem.Blame]]:
+        blame = yield from history.origin(engine, node_id)
+        record = history.record(engine, blame.commit)
+        if record is None:
+            raise UsageError(f"the commit {blame.commit} that set {node_id!r} is not in this store")
+        return record, blame
 
     return job
+
+
+def _changes_to(
+    client: StoreClient, readers: Readers, node_id: str, records: Sequence[CommitRecord]
+) -> Iterator[tuple[CommitRecord, Change]]:
+    """Each commit of ``records`` that changed ``node_id``, with both sides, a batch per walk."""
+    for start in range(0, len(records), BATCH):
+
+        def job(
+            engine: mnem.Store, batch: Sequence[CommitRecord] = records[start : start + BATCH]
+        ) -> Walk[list[tuple[CommitRecord, Change]]]:
+            found: list[tuple[CommitRecord, Change]] = []
+            for entry in batch:
+                kinds = yield from history.changes_of(engine, entry.id)
+                if node_id in kinds:
+                    sides = yield from history.node_changes_of(engine, entry)
+                    found += [
+                        (entry, change(readers, side)) for side in sides if side.id == node_id
+                    ]
+            return found
+
+        yield from client.walk(job)
 
 
 # --- diff -----------------------------------------------------------------------------

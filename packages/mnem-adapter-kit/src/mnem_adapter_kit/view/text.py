@@ -7,7 +7,7 @@ among them) are printed as escapes, never sent to the terminal.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 import mnem
@@ -116,9 +116,8 @@ def write_item(
     current: Version | None,
     origin: tuple[CommitRecord, mnem.Blame] | None,
     removed_by: CommitRecord | None,
-    changes: Sequence[tuple[CommitRecord, Change]],
 ) -> None:
-    """``show``: the item, its value, where the value came from, and its history."""
+    """``show``: the item, its value, and where the value came from."""
     reading = latest.reading
     print(clean(reading.label), file=out)
     lines = block("adapter", latest.adapter)
@@ -142,10 +141,12 @@ def write_item(
             lines += block("event time", when(blame.node.event_time))
     for line in lines:
         print(line, file=out)
-    print(f"\nhistory, newest first ({len(changes)} changes):", file=out)
-    for record, change in changes:
-        value = "" if change.after is None else summary(change.after.reading.value)
-        print(f"  {commit_line(record)}  {change.kind:<8}  {value}".rstrip(), file=out)
+
+
+def write_item_change(out: TextIO, record: CommitRecord, change: Change) -> None:
+    """One line of an item's history: the commit, how it changed the item, the new value."""
+    value = "" if change.after is None else summary(change.after.reading.value)
+    print(f"  {commit_line(record)}  {change.kind:<8}  {value}".rstrip(), file=out)
 
 
 def write_diff(out: TextIO, frm: str, to: str, changes: Iterable[Change]) -> None:
