@@ -3,6 +3,7 @@
 //   node page_driver.cjs PLAYWRIGHT_CORE_DIR CHROMIUM PAGE.html SHOTS_DIR PLAN.json
 //
 // PLAN.json: {"item": node id to open, "diff": [commit A, commit B], "filter": text}.
+// The dark-scheme page opens the item from a link (#item=...).
 // Prints one JSON object: the timeline's commits, the item panel's origin commit, the diff's
 // items, the filtered row count, and anything that went wrong (errors, requests, dialogs).
 "use strict";
@@ -21,13 +22,13 @@ const ARGS = [
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ARGS });
   const seen = { errors: [], requests: [], dialogs: [] };
   const pageUrl = "file://" + path.resolve(pageFile);
-  async function open(colorScheme) {
+  async function open(colorScheme, hash) {
     const page = await browser.newPage({ viewport: { width: 1100, height: 720 }, colorScheme });
     page.on("pageerror", (error) => seen.errors.push(String(error)));
     page.on("console", (message) => { if (message.type() === "error") seen.errors.push(message.text()); });
     page.on("request", (request) => { if (request.url() !== pageUrl) seen.requests.push(request.url()); });
     page.on("dialog", async (dialog) => { seen.dialogs.push(dialog.message()); await dialog.dismiss(); });
-    await page.goto(pageUrl);
+    await page.goto(pageUrl + (hash || ""));
     await page.waitForSelector('html[data-complete="true"]');
     return page;
   }
@@ -62,10 +63,10 @@ const ARGS = [
   await page.waitForFunction(() => document.getElementById("timeline-count").textContent.includes("match"));
   report.filtered = await page.$$eval("#timeline li.row", (rows) => rows.filter((r) => !r.hidden).map((r) => r.dataset.commit));
 
-  const dark = await open("dark");
-  await dark.click('nav button[data-view="items"]');
-  await dark.click(item);
+  // a link to the item opens its panel; this page follows the system's dark scheme
+  const dark = await open("dark", "#item=" + encodeURIComponent(plan.item));
   await dark.waitForSelector("#item-panel #origin");
+  report.linked_item = await dark.getAttribute("#item-panel", "data-item");
   report.dark_background = await dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
   await shot(dark, "item-dark.png");
 

@@ -98,6 +98,7 @@ def test_the_page_shows_every_commit_an_items_origin_and_a_diff_in_chromium(
     assert "2 removed" in seen["diff_summary"]
     assert 0 < len(seen["filtered"]) < len(chain)
     assert mixed.marks["revised"] in seen["filtered"]
+    assert seen["linked_item"] == "user/city"
     assert seen["dark_background"] != "rgb(255, 255, 255)"
     assert seen["seen"] == {"errors": [], "requests": [], "dialogs": []}
     for name in SHOTS:

@@ -171,6 +171,7 @@
       return;
     }
     if (existing) return;
+    remember("commit", commits[ci].id);
     row.setAttribute("aria-selected", "true");
     row.append(commitDetail(ci));
   }
@@ -280,6 +281,7 @@
   }
   function showItem(index) {
     setView("items");
+    remember("item", items[index].id);
     renderItems();
     const item = items[index];
     for (const row of itemRows) if (row) row.setAttribute("aria-selected", "false");
@@ -368,6 +370,7 @@
       return;
     }
     const a = Number(diffA.value), b = Number(diffB.value);
+    remember("diff", commits[a].id + ".." + commits[b].id);
     const sa = stateAt(a), sb = stateAt(b);
     const counts = { added: 0, modified: 0, removed: 0 };
     for (let i = 0; i < items.length; i++) {
@@ -461,6 +464,25 @@
     if (themes.includes(saved)) setTheme(saved);
   } catch (e) { /* no storage: follow the system */ }
 
+  // --- links: #item=ID, #commit=ID, #diff=A..B --------------------------------------
+  function remember(kind, value) {
+    try { history.replaceState(null, "", "#" + kind + "=" + encodeURIComponent(value)); } catch (e) { /* file:// may refuse */ }
+  }
+  function follow() {
+    const found = /^#(item|commit|diff)=(.*)$/.exec(location.hash);
+    if (!found) return;
+    const value = decodeURIComponent(found[2]);
+    if (found[1] === "item") {
+      const item = items.find((it) => it.id === value);
+      if (item) showItem(item.index);
+    } else if (found[1] === "commit") {
+      focusCommit(value);
+    } else {
+      const [a, b] = value.split("..");
+      if (commitIndex.has(a) && commitIndex.has(b)) showDiff(commitIndex.get(a), commitIndex.get(b));
+    }
+  }
+
   // --- start --------------------------------------------------------------------
   const where = data.branch ? `branch ${data.branch}` : `detached at ${short(data.head || "")}`;
   document.getElementById("store").textContent =
@@ -470,6 +492,7 @@
   const measure = () => document.documentElement.style.setProperty("--header", header.offsetHeight + "px");
   measure();
   window.addEventListener("resize", measure);
+  follow();
   document.documentElement.dataset.ready = "true";
   window.historyViewReadyAt = performance.now();
 })();
