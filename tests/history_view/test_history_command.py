@@ -9,6 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -313,14 +316,24 @@ def test_the_command_never_writes_the_store(
 def test_the_command_waits_for_another_process_then_reads(
     mixed: MixedStore, history: History
 ) -> None:
+    command = [sys.executable, "-m", "mnem_adapter_kit.view", "--store", str(mixed.path)]
     with lock_held_elsewhere(mixed.path):
         busy = history(mixed.path, "--busy-timeout", "0.3", "log", "-n", "1")
-    after = history(mixed.path, "--busy-timeout", "5", "log", "-n", "1")
+        waiting = subprocess.Popen(
+            [*command, "--busy-timeout", "30", "log", "-n", "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.5)
+        assert waiting.poll() is None, "it waits while another process holds the store"
+    out, err = waiting.communicate(timeout=60)
 
     assert busy.returncode == 1
     assert "[busy]" in busy.stderr
-    assert after.returncode == 0
-    assert commits(mixed.path)[0].id[:12] in after.stdout
+    assert "another process held the store's lock" in busy.stderr
+    assert waiting.returncode == 0, err
+    assert commits(mixed.path)[0].id[:12] in out
 
 
 def test_no_store_says_so_and_points_at_stores_below(tmp_path: Path, history: History) -> None:
