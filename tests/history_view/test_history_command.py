@@ -19,6 +19,7 @@ import mnem
 
 from mnem_adapter_kit.testing.stores import commits, lock_held_elsewhere, staging
 from mnem_autogen import MnemosyneMemory
+from mnem_langgraph import MnemosyneStore
 
 History = Any
 MixedStore = Any
@@ -345,3 +346,18 @@ def test_no_store_says_so_and_points_at_stores_below(tmp_path: Path, history: Hi
     assert "[no_store]" in done.stderr
     assert str(tmp_path / "alpha") in done.stderr
     assert not (tmp_path / ".mnem").exists(), "looking never creates a store"
+
+
+def test_show_refuses_a_label_two_items_share_and_names_both(
+    tmp_path: Path, history: History
+) -> None:
+    store = tmp_path / "store"
+    with MnemosyneStore(store) as graph:
+        graph.put(("ns",), "a\n", {"v": "a newline key, labelled with its repr"})
+        graph.put(("ns",), "'a\\n'", {"v": "a key that is that repr"})
+
+    done = history(store, "show", "('ns',)/'a\\n'")
+
+    assert done.returncode == 1
+    assert "names 2 items; give a node id" in done.stderr
+    assert "'@langgraph:ns:a\\n'" in done.stderr
