@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shlex
 import tempfile
 from pathlib import Path
 
@@ -135,6 +136,19 @@ async def main() -> None:
         await converse(store, args.openai)
         await investigate(store)
     print("\nok: memory injected before inference, persisted across objects, blamed and bisected")
+    print_history_command(args.store)
+
+
+def print_history_command(store: Path | None) -> None:
+    """How to look at the store's history: ``mnem-history`` comes with the adapters."""
+    if store is None:
+        print("\nthis run's store was temporary; keep one with --store DIR, then look at it:")
+        where = "DIR"
+    else:
+        print("\nsee why the agent believes what it does:")
+        where = shlex.quote(str(store))
+    print(f"  mnem-history --store {where} log")
+    print(f"  mnem-history --store {where} html --out history.html")
 
 
 if __name__ == "__main__":

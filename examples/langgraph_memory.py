@@ -8,14 +8,17 @@ memories through ``MnemosyneStore``. It shows, and asserts:
 2. a hypothesis explored on a branch around a sub-task, then left behind;
 3. why the agent believes something: the commit, time and provenance behind it.
 
-Run it with ``uv run python examples/langgraph_memory.py``.
+Run it with ``uv run python examples/langgraph_memory.py`` (``--store DIR`` keeps the store).
 """
 
 from __future__ import annotations
 
+import argparse
 import operator
+import shlex
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, TypedDict, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -103,8 +106,10 @@ def build(store: MnemosyneStore) -> CompiledStateGraph[Turn, User, Turn, Turn]:
     return graph.compile(store=store, checkpointer=InMemorySaver())
 
 
-def main() -> None:
-    with tempfile.TemporaryDirectory() as directory, MnemosyneStore(directory) as store:
+def main(keep: Path | None = None) -> None:
+    with tempfile.TemporaryDirectory() as directory, MnemosyneStore(keep or directory) as store:
+        if store.history():
+            raise SystemExit(f"{keep} already holds a store; pass a new --store folder")
         app = build(store)
         ada = User("ada")
 
@@ -153,6 +158,17 @@ def main() -> None:
             "put ('memories','ada')/i-drink-green-tea",
         ]
 
+    if keep is None:
+        print("\nthis run's store was temporary; keep one with --store DIR, then look at it:")
+        where = "DIR"
+    else:
+        print("\nsee why the agent believes what it does:")
+        where = shlex.quote(str(keep))
+    print(f"  mnem-history --store {where} log --scope memories")
+    print(f"  mnem-history --store {where} html --out history.html")
+
 
 if __name__ == "__main__":
-    main()
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("--store", type=Path, help="keep the store here (default: a temporary folder)")
+    main(cli.parse_known_args()[0].store)

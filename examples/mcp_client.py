@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
 import sys
 import tempfile
 from typing import Any
@@ -105,6 +106,12 @@ if __name__ == "__main__":
     args = cli.parse_args()
     if args.store:
         asyncio.run(main(args.store))
+        print("\nsee why the model believes what it does:")
+        where = shlex.quote(args.store)
     else:
         with tempfile.TemporaryDirectory() as folder:
             asyncio.run(main(folder))
+        print("\nthis run's store was temporary; keep one with --store DIR, then look at it:")
+        where = "DIR"
+    print(f"  mnem-history --store {where} show user/city")
+    print(f"  mnem-history --store {where} html --out history.html")

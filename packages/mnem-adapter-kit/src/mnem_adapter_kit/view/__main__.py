@@ -1,0 +1,7 @@
+"""``python -m mnem_adapter_kit.view``: the ``mnem-history`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

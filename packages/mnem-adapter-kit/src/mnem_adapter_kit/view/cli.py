@@ -1,0 +1,390 @@
+"""``mnem-history``: why does the agent believe this? A store's history, read-only.
+
+Subcommands: ``log`` (commits, newest first, with what each changed), ``show
+ITEM`` (an item's value, origin and history), ``diff A B`` (what differs
+between two commits, per item) and ``html --out FILE`` (all of it as one
+self-contained page). Every installed adapter's reader names its own nodes;
+the rest are shown as foreign.
+
+The store is opened without ``create`` and only read: no staging, no commit,
+no checkout. Another process holding the store is waited for, up to
+``--busy-timeout``, through the kit's turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TextIO
+
+import mnem
+
+from .. import history
+from ..errors import NoStoreError, StoreError
+from ..handles import DEFAULT_BUSY_TIMEOUT, StoreClient, attach
+from ..history import CommitRecord, Walk
+from ..locations import STORE_DIR, STORE_ENV, default_store_path
+from . import export, page, text
+from .readers import FOREIGN, Readers, parse_scope, warn_failures
+from .timeline import (
+    BATCH,
+    Change,
+    Selection,
+    Step,
+    Version,
+    change,
+    find_item,
+    head_of,
+    items_of,
+    origin_walk,
+    readings_at,
+    resolve,
+    walk_steps,
+)
+
+PROG = "mnem-history"
+
+
+class UsageError(Exception):
+    """Something the user asked for that this store cannot answer (exit status 1)."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line, documented in ``--help``."""
+    cli = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Show why an agent believes what it does: the history of a Mnemosyne store, "
+            "with each adapter's items as their users know them. Never writes the store."
+        ),
+    )
+    cli.add_argument(
+        "--store",
+        metavar="PATH",
+        help=f"the directory holding the store's {STORE_DIR} "
+        f"(default: ${STORE_ENV}, else {default_store_path()})",
+    )
+    cli.add_argument(
+        "--busy-timeout",
+        type=float,
+        default=DEFAULT_BUSY_TIMEOUT,
+        metavar="SECONDS",
+        help="how long to wait for a store another process holds (default: %(default)g)",
+    )
+    from .. import __version__
+
+    cli.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = cli.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    narrow = argparse.ArgumentParser(add_help=False)
+    narrow.add_argument(
+        "--scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="only items in this scope and below: an AutoGen memory name or a LangGraph "
+        'namespace label, or a JSON array of labels such as \'["memories","ada"]\' '
+        "(repeatable)",
+    )
+    narrow.add_argument(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only items of this adapter: a reader's name or 'foreign' (repeatable)",
+    )
+    narrow.add_argument(
+        "--all",
+        action="store_true",
+        help="also show the adapters' bookkeeping nodes (sequence marks)",
+    )
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    log = commands.add_parser(
+        "log", parents=[narrow, as_json], help="commits, newest first, with what each changed"
+    )
+    log.add_argument("-n", "--limit", type=int, metavar="N", help="show at most N commits")
+    show = commands.add_parser(
+        "show", parents=[as_json], help="an item: its value, origin, provenance and history"
+    )
+    show.add_argument("item", metavar="ITEM", help="a node id, or an item's label as log shows it")
+    diff = commands.add_parser(
+        "diff", parents=[narrow, as_json], help="what differs between two commits, per item"
+    )
+    diff.add_argument("frm", metavar="A", help="a commit: id prefix, branch, HEAD or HEAD~N")
+    diff.add_argument("to", metavar="B", help="a commit: id prefix, branch, HEAD or HEAD~N")
+    html = commands.add_parser(
+        "html", parents=[narrow], help="write the whole history as one self-contained HTML page"
+    )
+    html.add_argument("--out", required=True, metavar="FILE", help="where to write the page")
+    return cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; the exit status is 0, 1 for a store or lookup failure, 2 for usage."""
+    args = parser().parse_args(argv)
+    if args.busy_timeout < 0:
+        parser().error("--busy-timeout must not be negative")
+    readers = Readers.installed()
+    warn_failures(readers)
+    client = attach(args.store, create=False, busy_timeout=args.busy_timeout)
+    out = sys.stdout
+    try:
+        command: Callable[[StoreClient, Readers, argparse.Namespace, TextIO], None] = COMMANDS[
+            args.command
+        ]
+        command(client, readers, args, out)
+        out.flush()
+    except BrokenPipeError:
+        # the reader of our output went away (``| head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except NoStoreError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        for line in _stores_below(client.root):
+            print(line, file=sys.stderr)
+        return 1
+    except (StoreError, UsageError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        client.close()
+    return 0
+
+
+def _stores_below(root: str) -> list[str]:
+    """A hint when ``root`` holds no store but folders below it do (one store per memory)."""
+    try:
+        found = sorted(
+            entry.path
+            for entry in os.scandir(root)
+            if entry.is_dir() and os.path.isdir(os.path.join(entry.path, STORE_DIR))
+        )
+    except OSError:
+        return []
+    if not found:
+        return []
+    lines = [f"{PROG}: stores below it (pass one with --store):"]
+    lines += [f"  {path}" for path in found[:20]]
+    if len(found) > 20:
+        lines.append(f"  … and {len(found) - 20} more")
+    return lines
+
+
+def _selection(args: argparse.Namespace) -> Selection:
+    return Selection(
+        scopes=tuple(parse_scope(scope) for scope in args.scope),
+        adapters=tuple(args.adapter),
+        internal=args.all,
+    )
+
+
+def _progress(what: str) -> Callable[[int, int], None] | None:
+    """A progress line on a terminal's stderr for reads that take a while."""
+    if not sys.stderr.isatty():
+        return None
+    started = time.monotonic()
+
+    def report(done: int, total: int) -> None:
+        if time.monotonic() - started < 1.0 and done < total:
+            return
+        end = "\n" if done >= total else ""
+        print(f"\r{PROG}: {what}: {done}/{total} commits", end=end, file=sys.stderr, flush=True)
+
+    return report
+
+
+# --- log ------------------------------------------------------------------------------
+
+
+def run_log(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    selection = _selection(args)
+    records = history_records(client)
+    if args.limit is not None and not selection.narrowed:
+        records = records[: args.limit]
+    shown = 0
+    for step in walk_steps(client, readers, records):
+        kept = selection.step(step)
+        if kept is None:
+            continue
+        if args.json:
+            print(json.dumps(export.step_json(kept), ensure_ascii=False), file=out)
+        else:
+            text.write_step(out, kept)
+        shown += 1
+        if args.limit is not None and shown >= args.limit:
+            break
+    if not shown and not args.json:
+        print("no commits" + (" change the selected items" if selection.narrowed else ""), file=out)
+
+
+def history_records(client: StoreClient) -> tuple[CommitRecord, ...]:
+    return head_of(client).chain
+
+
+# --- show -----------------------------------------------------------------------------
+
+
+def run_show(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+    """The item's value and origin first (a short walk back), then its history as it is read."""
+    wanted: str = args.item
+    with client.session() as engine:
+        at_head = readings_at(engine, readers, engine.head_commit())
+    matches = find_item(at_head, wanted)
+    origin: tuple[CommitRecord, mnem.Blame] | None = None
+    removed_by: CommitRecord | None = None
+    changes: Iterator[tuple[CommitRecord, Change]]
+    if matches:
+        node_id = _only(wanted, matches)
+        current: Version | None = at_head[node_id]
+        latest = at_head[node_id]
+        origin = client.walk(_origin_walk(node_id))
+        changes = _changes_to(client, readers, node_id, history_records(client))
+    else:
+        steps = list(walk_steps(client, readers, history_records(client), _progress("reading")))
+        items = items_of(steps)
+        node_id = _only(wanted, find_item({k: v.latest for k, v in items.items()}, wanted))
+        found = [(step.record, each) for step, each in items[node_id].changes]
+        current, latest, removed_by = None, found[0][1].shown, found[0][0]
+        changes = iter(found)
+    if args.json:
+        listed = list(changes)
+        value: dict[str, Any] = {
+            "node_id": node_id,
+            "current": None if current is None else export.version_json(current),
+            "latest": export.version_json(latest),
+            "origin": None
+            if origin is None
+            else {
+                **export.commit_json(origin[0]),
+                "provenance": export.provenance_json(origin[1].node),
+                "event_time_ms": origin[1].node.event_time,
+            },
+            "removed_by": None if removed_by is None else export.commit_json(removed_by),
+            "history": [
+                {
+                    **export.commit_json(record),
+                    "kind": each.kind,
+                    "change": export.change_json(each),
+                }
+                for record, each in listed
+            ],
+        }
+        print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
+        return
+    text.write_item(out, node_id, latest, current, origin, removed_by)
+    print("\nhistory, newest first:", file=out)
+    for record, each in changes:
+        text.write_item_change(out, record, each)
+        out.flush()
+
+
+def _only(wanted: str, matches: Sequence[str]) -> str:
+    if not matches:
+        raise UsageError(f"no item {wanted!r} in this branch's history (a node id or a label)")
+    if len(matches) > 1:
+        listed = ", ".join(repr(node_id) for node_id in matches[:10])
+        raise UsageError(f"{wanted!r} names {len(matches)} items; give a node id: {listed}")
+    return matches[0]
+
+
+def _origin_walk(node_id: str) -> Callable[[mnem.Store], Walk[tuple[CommitRecord, mnem.Blame]]]:
+    """The commit that gave ``node_id`` its value at HEAD, as the engine's blame says."""
+
+    def job(engine: mnem.Store) -> Walk[tuple[CommitRecord, mnem.Blame]]:
+        blame = yield from history.origin(engine, node_id)
+        record = history.record(engine, blame.commit)
+        if record is None:
+            raise UsageError(f"the commit {blame.commit} that set {node_id!r} is not in this store")
+        return record, blame
+
+    return job
+
+
+def _changes_to(
+    client: StoreClient, readers: Readers, node_id: str, records: Sequence[CommitRecord]
+) -> Iterator[tuple[CommitRecord, Change]]:
+    """Each commit of ``records`` that changed ``node_id``, with both sides, a batch per walk."""
+    for start in range(0, len(records), BATCH):
+
+        def job(
+            engine: mnem.Store, batch: Sequence[CommitRecord] = records[start : start + BATCH]
+        ) -> Walk[list[tuple[CommitRecord, Change]]]:
+            found: list[tuple[CommitRecord, Change]] = []
+            for entry in batch:
+                kinds = yield from history.changes_of(engine, entry.id)
+                if node_id in kinds:
+                    sides = yield from history.node_changes_of(engine, entry)
+                    found += [
+                        (entry, change(readers, side)) for side in sides if side.id == node_id
+                    ]
+            return found
+
+        yield from client.walk(job)
+
+
+# --- diff -----------------------------------------------------------------------------
+
+
+def run_diff(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+    selection = _selection(args)
+    with client.session() as engine:
+        frm = resolve(engine, args.frm)
+        to = resolve(engine, args.to)
+        sides = engine.diff(frm, to)
+    changes = [change(readers, side) for side in sorted(sides, key=lambda side: side.id)]
+    kept = [each for each in changes if selection.keeps(each.shown)]
+    if args.json:
+        value = {"from": frm, "to": to, "changes": [export.change_json(c) for c in kept]}
+        print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
+        return
+    text.write_diff(out, frm, to, kept)
+
+
+# --- html -----------------------------------------------------------------------------
+
+
+def run_html(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+    selection = _selection(args)
+    head = head_of(client)
+    read = walk_steps(client, readers, head.chain, _progress("reading"))
+    steps = [kept for step in read if (kept := selection.step(step)) is not None]
+    origins = merged_origins(client, steps)
+    data = page.page_data(client.root, head, steps, origins, [*readers.names, FOREIGN])
+    title = f"Memory history: {os.path.basename(client.root) or client.root}"
+    page.write_page(args.out, page.render(data, title))
+    print(f"wrote {os.path.abspath(args.out)} ({len(steps)} commits)", file=out)
+
+
+def merged_origins(client: StoreClient, steps: Sequence[Step]) -> dict[str, CommitRecord]:
+    """For items whose value at HEAD came with a merge, the commit the engine's blame names."""
+    wanted = [
+        node_id
+        for node_id, item in items_of(steps).items()
+        if item.set_by is not None and len(item.set_by.record.parents) > 1
+    ]
+    found: dict[str, CommitRecord] = {}
+    for node_id in wanted:
+        blame = client.walk(origin_walk(node_id))
+        with client.session() as engine:
+            record = history.record(engine, blame.commit)
+        if record is not None:
+            found[node_id] = record
+    return found
+
+
+COMMANDS: dict[str, Callable[[StoreClient, Readers, argparse.Namespace, TextIO], None]] = {
+    "log": run_log,
+    "show": run_show,
+    "diff": run_diff,
+    "html": run_html,
+}
+
+__all__ = ["COMMANDS", "main", "parser"]

@@ -1,0 +1,66 @@
+"""How ``mnem-history`` shows this adapter's nodes: ``(namespace, key)`` and the stored value.
+
+Registered in the ``mnem_adapter_kit.readers`` entry-point group. It imports only
+the kit, so reading a store does not load LangGraph; it claims exactly the nodes
+the store itself decodes as items (a test compares it with
+:func:`mnem_langgraph.view.decode_node`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeGuard
+
+import mnem
+
+from mnem_adapter_kit import from_ms
+from mnem_adapter_kit.ids import parse
+from mnem_adapter_kit.view import Reading
+
+FAMILY = "langgraph"
+FORMAT = "mnem-langgraph/1"
+
+
+def read(node: mnem.MemoryNode) -> Reading | None:
+    """A LangGraph item; ``None`` for any other node (a forged or malformed one included)."""
+    parsed = parse(node.id)
+    if parsed is None:
+        return None
+    scope, key = parsed
+    if scope.family != FAMILY or scope.node_id(key) != node.id:
+        return None
+    labels = scope.parts
+    if not all(label and "." not in label and "\x00" not in label for label in labels):
+        return None
+    content = node.content
+    if not isinstance(content, dict) or content.get("format") != FORMAT:
+        return None
+    text, created, updated = (
+        content.get("value"),
+        content.get("created_at"),
+        content.get("updated_at"),
+    )
+    if not (isinstance(text, str) and _is_ms(created) and _is_ms(updated)):
+        return None
+    try:
+        value: Any = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    details = {
+        "created_at": from_ms(created).isoformat(),
+        "updated_at": from_ms(updated).isoformat(),
+    }
+    return Reading(labels, key, label(labels, key), value, details)
+
+
+def label(namespace: tuple[str, ...], key: str) -> str:
+    """The item as the store's commit messages name it: ``('memories','ada')/key``."""
+    labels = ",".join(map(repr, namespace)) + ("," if len(namespace) == 1 else "")
+    shown = key if key.isprintable() else repr(key)
+    return f"({labels})/{shown}"
+
+
+def _is_ms(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
