@@ -16,11 +16,10 @@ from __future__ import annotations
 import bisect
 import json
 import os
-import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 import mnem
 
@@ -69,8 +68,6 @@ T = TypeVar("T")
 DEFAULT_PAGE = 100
 """Items per page of ``recall``, ``whats_new`` and the resources unless the caller asks for fewer."""
 DEFAULT_SEARCH_PAGE = 20
-COURTESY_TURNS = 8
-"""Loop turns other tasks get at each pause of a history walk (see :class:`_courteous`)."""
 DIFFS_KEPT = 8
 """How many ``whats_new`` comparisons are kept, so paging through one reads the engine once."""
 
@@ -283,7 +280,7 @@ class MemoryService:
                 yield from kit_history.commits_changing(engine, wanted, limit=limit, after=after)
             )
 
-        found, more = await _courteous(self._client.awalk(_giving_way(job)))
+        found, more = await self._client.awalk(job)
         commits = [
             CommitChanges(commit=CommitInfo.of(record), changes=dict(changes))
             for record, changes in found
@@ -315,7 +312,7 @@ class MemoryService:
             blame = yield from kit_history.origin(engine, node_id, at)
             return blame, self._commit_info(engine, blame.commit)
 
-        blame, info = await _courteous(self._client.awalk(_giving_way(job)))
+        blame, info = await self._client.awalk(job)
         return Why(
             node=Node.of(blame.node),
             commit=info,
@@ -344,10 +341,8 @@ class MemoryService:
                 return node is None
             return node is not None and canonical(node.content) == wanted
 
-        found = await _courteous(
-            self._client.awalk(
-                _giving_way(lambda engine: kit_history.since_when(engine, node_id, holds))
-            )
+        found = await self._client.awalk(
+            lambda engine: kit_history.since_when(engine, node_id, holds)
         )
         if found is None:
             return WhenDid(holds_now=False, commit=None, since_first_commit=False)
@@ -544,68 +539,6 @@ def _check_message(message: str | None) -> None:
 def _ref(text: str, what: str) -> None:
     """Refuse a commit-ish or branch name the engine cannot take as text."""
     check_text(text, what)
-
-
-def _giving_way(
-    job: Callable[[mnem.Store], kit_history.Walk[T]],
-) -> Callable[[mnem.Store], kit_history.Walk[T]]:
-    """``job``, letting other threads of this process run at each of its pauses.
-
-    The engine holds the GIL through every call, and a walk runs one call after
-    another on the event loop's thread; the transport's reader and writer
-    threads (stdio) would wait for the GIL until the interpreter forces a
-    switch. A zero sleep at each pause hands it over right away, so a request
-    that needs no store is read and answered between two steps of a walk.
-    """
-
-    def run(engine: mnem.Store) -> kit_history.Walk[T]:
-        steps = job(engine)
-        try:
-            while True:
-                try:
-                    next(steps)
-                except StopIteration as stop:
-                    return cast(T, stop.value)
-                time.sleep(0)
-                yield
-        finally:
-            steps.close()
-
-    return run
-
-
-class _courteous(Awaitable[T]):
-    """Await a walk, giving other tasks :data:`COURTESY_TURNS` loop turns at each of its pauses.
-
-    A walk yields to the loop once between engine calls, and then runs its next
-    call in the very next turn. A request on the same loop passes through
-    several tasks (the transport's reader, the dispatcher, the handler, the
-    writer), each a turn, so it would wait one engine call per turn. With a few
-    turns more at each pause, it is answered within about one engine call.
-    Everything thrown in meanwhile (cancellation) goes to the walk at its pause.
-    """
-
-    def __init__(self, walk: Coroutine[Any, Any, T]) -> None:
-        self._walk = walk
-
-    def __await__(self) -> Generator[Any, Any, T]:
-        walk = self._walk
-        sent: Any = None
-        thrown: BaseException | None = None
-        while True:
-            try:
-                waits_for = walk.send(sent) if thrown is None else walk.throw(thrown)
-            except StopIteration as done:
-                return cast(T, done.value)
-            sent, thrown = None, None
-            try:
-                if waits_for is None:
-                    for _ in range(COURTESY_TURNS):
-                        yield None
-                else:
-                    sent = yield waits_for
-            except BaseException as exc:
-                thrown = exc
 
 
 def _position(cursor: str | None, tool: str, query: Mapping[str, Any]) -> Mapping[str, Any]:
