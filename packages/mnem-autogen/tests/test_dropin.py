@@ -5,8 +5,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from uuid import UUID
+from zoneinfo import ZoneInfo
 
 import pytest
 from autogen_core import ComponentModel
@@ -17,7 +21,7 @@ from autogen_ext.models.openai import OpenAIChatCompletionClient
 from pydantic import ValidationError
 
 from mnem_adapter_kit.testing.stores import commit_count
-from mnem_autogen import MnemosyneMemory, NoStoreError
+from mnem_autogen import InvalidInputError, MnemosyneMemory, NoStoreError
 from mnem_autogen.config import DEFAULT_NAME
 
 # The HTTP library the installed openai client is built on (httpx2 in openai 3, httpx before).
@@ -159,3 +163,57 @@ async def test_a_user_message_source_is_a_valid_client_name_for_any_memory_name(
         assert 1 <= len(message.source) <= 64
         assert all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in message.source)
         await memory.close()
+
+
+AWKWARD_VALUES = {
+    "naive datetime": datetime(2026, 12, 1, 10, 30, 5, 123456),
+    "utc datetime": datetime(2026, 1, 1, tzinfo=timezone.utc),
+    "named offset": datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=1), "CET")),
+    "zoneinfo": datetime(2026, 10, 25, 1, 30, fold=1, tzinfo=ZoneInfo("Europe/Lisbon")),
+    "date": date(2024, 2, 29),
+    "uuid": UUID("12345678-1234-5678-1234-567812345678"),
+    "decimal": Decimal("12.3400"),
+    "decimal nan": Decimal("-NaN"),
+    "a key that looks like a tag": {"$mnem": "datetime", "v": "2026-01-01"},
+    "dollar keys": {"$": 1, "$$": 2, "$$$x": [3]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(AWKWARD_VALUES))
+async def test_values_listmemory_keeps_in_metadata_and_dicts_come_back_exactly(
+    memory: MnemosyneMemory, name: str
+) -> None:
+    value = AWKWARD_VALUES[name]
+    item = MemoryContent(
+        content={"inside": [value]}, mime_type="application/json", metadata={"value": value}
+    )
+    reference = ListMemory()
+    await reference.add(item)
+    await memory.add(item)
+    (got,) = (await memory.query()).results
+    (expected,) = (await reference.query()).results
+    assert repr(got.content) == repr(expected.content)
+    assert repr(got.metadata) == repr(expected.metadata)
+    context, reference_context = (
+        UnboundedChatCompletionContext(),
+        UnboundedChatCompletionContext(),
+    )
+    await memory.update_context(context)
+    await reference.update_context(reference_context)
+    assert await context.get_messages() == await reference_context.get_messages()
+
+
+async def test_a_datetime_whose_zone_cannot_come_back_is_refused(memory: MnemosyneMemory) -> None:
+    class Odd(tzinfo):
+        def utcoffset(self, moment: datetime | None) -> timedelta:
+            return timedelta(hours=2)
+
+    with pytest.raises(InvalidInputError, match="tzinfo"):
+        await memory.add(
+            MemoryContent(
+                content="x",
+                mime_type="text/plain",
+                metadata={"at": datetime(2026, 1, 1, tzinfo=Odd())},
+            )
+        )
+    assert (await memory.query()).results == []

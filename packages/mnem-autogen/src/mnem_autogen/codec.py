@@ -3,7 +3,12 @@
 Every field a caller gave comes back equal: ``str``, ``bytes`` (any bytes, as
 base64), ``dict`` (kept as JSON text, so key order and every number survive),
 ``Image`` (as PNG base64), the MIME type as the enum member or the string it was
-given as, and the metadata verbatim. Values that cannot come back equal, or that
+given as, and the metadata verbatim. Inside ``dict`` content and metadata,
+``datetime`` (naive, or with a ``timezone`` or ``ZoneInfo``), ``date``, ``UUID``
+and ``Decimal`` values come back as the same types and values, as ``ListMemory``
+keeps them: each is written as a tagged object ``{"$mnem": type, "v": text}``,
+and a caller's own keys starting with ``$`` get one more ``$`` so that no
+caller's object is ever read as a tag. Values that cannot come back equal, or that
 nest deeper than :data:`~mnem_adapter_kit.payloads.MAX_NESTING` levels, are
 refused with :class:`~mnem_adapter_kit.InvalidInputError` before anything is
 staged.
@@ -19,7 +24,11 @@ import binascii
 import copy
 import json
 import warnings
+from datetime import date, datetime, timezone
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
+from zoneinfo import ZoneInfo
 
 from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
@@ -42,7 +51,7 @@ def encode(item: object) -> dict[str, Any]:
     elif isinstance(value, bytes):
         kind, payload = "bytes", base64.b64encode(value).decode("ascii")
     elif isinstance(value, dict):
-        kind, payload = "dict", to_json_text(value, "the content")
+        kind, payload = "dict", _to_json(value, "the content")
     elif isinstance(value, Image):
         kind, payload = "image", value.to_base64()
     else:
@@ -63,7 +72,7 @@ def encode(item: object) -> dict[str, Any]:
         "content": payload,
         "mime_type": mime_text,
         "mime_is_enum": mime_is_enum,
-        "metadata": None if metadata is None else to_json_text(metadata, "the metadata"),
+        "metadata": None if metadata is None else _to_json(metadata, "the metadata"),
     }
 
 
@@ -107,8 +116,99 @@ def fresh(item: MemoryContent) -> MemoryContent:
 
 
 def _copy_json(value: dict[str, Any]) -> dict[str, Any]:
-    copied: dict[str, Any] = json.loads(json.dumps(value, ensure_ascii=False))
+    copied: dict[str, Any] = _untagged(
+        json.loads(json.dumps(_tagged(value, ""), ensure_ascii=False))
+    )
     return copied
+
+
+TAG = "$mnem"
+_TAGGED_TYPES: dict[type, str] = {
+    datetime: "datetime",
+    date: "date",
+    UUID: "uuid",
+    Decimal: "decimal",
+}
+
+
+def _to_json(value: dict[str, Any], what: str) -> str:
+    """``value`` as exact JSON text, the types JSON lacks tagged (see the module docstring)."""
+    try:
+        tagged = _tagged(value, what)
+    except RecursionError:
+        raise InvalidInputError(f"{what} is nested too deeply to store") from None
+    return to_json_text(tagged, what)
+
+
+def _from_json(text: str) -> Any:
+    return _untagged(from_json_text(text))
+
+
+def _tagged(value: Any, what: str) -> Any:
+    if isinstance(value, dict):
+        return {
+            (f"${key}" if isinstance(key, str) and key.startswith("$") else key): _tagged(
+                item, what
+            )
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_tagged(item, what) for item in value]
+    name = _TAGGED_TYPES.get(type(value))
+    if name is None:
+        return value
+    if isinstance(value, datetime):
+        return {TAG: name, "v": value.isoformat(), **_zone_of(value, what)}
+    return {TAG: name, "v": str(value)}
+
+
+def _zone_of(moment: datetime, what: str) -> dict[str, Any]:
+    zone = moment.tzinfo
+    extra: dict[str, Any] = {"fold": moment.fold} if moment.fold else {}
+    if zone is None:
+        return extra
+    if isinstance(zone, timezone):
+        name = zone.tzname(None)
+        plain = timezone(zone.utcoffset(None)).tzname(None)
+        return extra if name == plain or zone is timezone.utc else {**extra, "tzname": name}
+    if isinstance(zone, ZoneInfo) and zone.key:
+        return {**extra, "zone": zone.key}
+    raise InvalidInputError(
+        f"{what} holds a datetime with tzinfo {type(zone).__name__}, which cannot come back "
+        "exactly; use datetime.timezone or zoneinfo.ZoneInfo"
+    )
+
+
+def _untagged(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_untagged(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if TAG in value:  # a caller's own "$mnem" key was written as "$$mnem"
+        return _typed(value)
+    return {
+        (key[1:] if key.startswith("$$") else key): _untagged(item) for key, item in value.items()
+    }
+
+
+def _typed(tag: dict[str, Any]) -> Any:
+    name, text = tag[TAG], tag["v"]
+    if name == "datetime":
+        moment = datetime.fromisoformat(text)
+        if "zone" in tag:
+            moment = moment.replace(tzinfo=ZoneInfo(tag["zone"]))
+        elif "tzname" in tag and moment.tzinfo is not None:
+            offset = moment.utcoffset()
+            assert offset is not None
+            moment = moment.replace(tzinfo=timezone(offset, tag["tzname"]))
+        return moment.replace(fold=tag.get("fold", 0))
+    if name == "date":
+        return date.fromisoformat(text)
+    if name == "uuid":
+        return UUID(text)
+    if name == "decimal":
+        return Decimal(text)
+    raise ValueError(f"unknown tagged type {name!r}")
 
 
 def decode(stored: dict[str, Any]) -> MemoryContent:
@@ -122,7 +222,7 @@ def decode(stored: dict[str, Any]) -> MemoryContent:
         elif kind == "bytes":
             value = base64.b64decode(payload, validate=True)
         elif kind == "dict":
-            value = from_json_text(payload)
+            value = _from_json(payload)
         elif kind == "image":
             value = Image.from_base64(payload)
         else:
@@ -133,5 +233,5 @@ def decode(stored: dict[str, Any]) -> MemoryContent:
     if stored.get("mime_is_enum"):
         mime = MemoryMimeType(mime)
     metadata_text = stored.get("metadata")
-    metadata = None if metadata_text is None else from_json_text(metadata_text)
+    metadata = None if metadata_text is None else _from_json(metadata_text)
     return MemoryContent.model_construct(content=value, mime_type=mime, metadata=metadata)
