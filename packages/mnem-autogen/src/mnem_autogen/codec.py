@@ -117,7 +117,7 @@ def fresh(item: MemoryContent) -> MemoryContent:
 
 def _copy_json(value: dict[str, Any]) -> dict[str, Any]:
     copied: dict[str, Any] = _untagged(
-        json.loads(json.dumps(_tagged(value, ""), ensure_ascii=False))
+        json.loads(json.dumps(_tagged(value, "a value"), ensure_ascii=False))
     )
     return copied
 
@@ -133,27 +133,26 @@ _TAGGED_TYPES: dict[type, str] = {
 
 def _to_json(value: dict[str, Any], what: str) -> str:
     """``value`` as exact JSON text, the types JSON lacks tagged (see the module docstring)."""
-    try:
-        tagged = _tagged(value, what)
-    except RecursionError:
-        raise InvalidInputError(f"{what} is nested too deeply to store") from None
-    return to_json_text(tagged, what)
+    return to_json_text(_tagged(value, what), what)
+
+
+def _escaped(key: Any) -> Any:
+    return f"${key}" if isinstance(key, str) and key.startswith("$") else key
 
 
 def _from_json(text: str) -> Any:
     return _untagged(from_json_text(text))
 
 
-def _tagged(value: Any, what: str) -> Any:
+def _tagged(value: Any, what: str, depth: int = 0) -> Any:
+    if isinstance(value, (dict, list)) and depth == MAX_NESTING:
+        raise InvalidInputError(
+            f"{what} is nested too deeply: lists and objects may nest at most {MAX_NESTING} levels"
+        )
     if isinstance(value, dict):
-        return {
-            (f"${key}" if isinstance(key, str) and key.startswith("$") else key): _tagged(
-                item, what
-            )
-            for key, item in value.items()
-        }
+        return {_escaped(key): _tagged(item, what, depth + 1) for key, item in value.items()}
     if isinstance(value, list):
-        return [_tagged(item, what) for item in value]
+        return [_tagged(item, what, depth + 1) for item in value]
     name = _TAGGED_TYPES.get(type(value))
     if name is None:
         return value
