@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import subprocess
 import sys
 import time
@@ -56,7 +57,7 @@ from harness import (
 )
 from langgraph.store.base import PutOp
 from mcp import Client
-from probes import install
+from probes import Probe, install
 
 from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
@@ -127,19 +128,26 @@ class Workers:
             if proc.stdout.readline().strip() != "ready":
                 raise RuntimeError("a worker did not start")
 
-    def write(self, path: Path, block: int) -> int:
-        """Every worker writes ``block / count`` new items into ``path``; ns until all are done."""
+    def write(self, path: Path, block: int) -> tuple[int, dict[str, int]]:
+        """Every worker writes ``block / count`` new items into ``path``.
+
+        Returns the ns until all are done and the workers' summed :func:`usage`.
+        """
         share = block // len(self._procs)
         started = time.perf_counter_ns()
         for n, proc in enumerate(self._procs):
             assert proc.stdin is not None
             proc.stdin.write(f"go {path} {n * share} {share}\n")
             proc.stdin.flush()
+        used: dict[str, int] = {}
         for proc in self._procs:
             assert proc.stdout is not None
-            if proc.stdout.readline().strip() != "done":
+            word, _, found = proc.stdout.readline().partition(" ")
+            if word != "done":
                 raise RuntimeError("a worker failed")
-        return time.perf_counter_ns() - started
+            for key, value in json.loads(found).items():
+                used[key] = used.get(key, 0) + value
+        return time.perf_counter_ns() - started, used
 
     def close(self) -> None:
         for proc in self._procs:
@@ -150,45 +158,73 @@ class Workers:
             proc.wait(timeout=60)
 
 
+def usage(probe: Probe, label: str) -> dict[str, int]:
+    """What the store's holders did under ``label`` so far: counts and summed ns per kind."""
+    found = {}
+    for kind in ("section", "open", "drop", "refused"):
+        count, took = probe.total(kind, label if kind == "section" else None)
+        found[f"{kind}s"], found[f"{kind}_ns"] = count, took
+    return found
+
+
 def worker() -> None:
-    """A writer process: ``go PATH FIRST COUNT`` puts COUNT new items, then says ``done``."""
+    """A writer process: ``go PATH FIRST COUNT`` puts COUNT new items, then says ``done`` and
+    how it used the store (:func:`usage`)."""
+    probe = install()
     print("ready", flush=True)
     for line in sys.stdin:
         parts = line.split()
         if parts[0] != "go":
             break
         path, first, count = parts[1], int(parts[2]), int(parts[3])
+        probe.clear()
         with MnemosyneStore(path) as store:
             for i in range(first, first + count):
                 put(store, i)
-        print("done", flush=True)
+        print("done", json.dumps(usage(probe, "")), flush=True)
 
 
 async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     lg, ag = lg_template(scratch, plan.items), ag_template(scratch, plan.items)
     block, pool, workers = plan.block, ThreadPoolExecutor(plan.workers), Workers(plan.workers)
     share = block // plan.workers
+    probe = install()
+    used: dict[str, list[dict[str, int]]] = {}
 
-    def on_copy(template: Path, body: Callable[[Path], Awaitable[int]]) -> Step:
+    def on_copy(name: str, template: Path, body: Callable[[Path], Awaitable[int]]) -> Step:
         async def step(call: int) -> int:
             path = scratch.copy(template)
+            process_usage.clear()
+            probe.label = name
             try:
-                return await body(path)
+                took = await body(path)
             finally:
+                probe.label = ""
                 scratch.discard(path)
+            if call >= 1:  # past the warm-up round
+                found = process_usage[0] if process_usage else usage(probe, name)
+                used.setdefault(name, []).append({**found, "block_ns": took})
+            return took
 
         return step
 
+    process_usage: list[dict[str, int]] = []
+
+    def begin() -> int:
+        """Start timing a block: forget what setting it up did."""
+        probe.clear()
+        return time.perf_counter_ns()
+
     async def sequential(path: Path) -> int:
         with MnemosyneStore(path) as store:
-            started = time.perf_counter_ns()
+            started = begin()
             for i in range(block):
                 put(store, i)
             return time.perf_counter_ns() - started
 
     async def tasks(path: Path) -> int:
         async with MnemosyneStore(path) as store:
-            started = time.perf_counter_ns()
+            started = begin()
             await asyncio.gather(
                 *(store.aput(("load", f"t{i % 8}"), f"k{i}", value(i)) for i in range(block))
             )
@@ -198,20 +234,23 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         with MnemosyneStore(path) as store:
 
             def share_of(n: int) -> None:
+                probe.label = "langgraph_threads"
                 for i in range(n * share, (n + 1) * share):
                     put(store, i)
 
-            started = time.perf_counter_ns()
+            started = begin()
             wait([pool.submit(share_of, n) for n in range(plan.workers)])
             return time.perf_counter_ns() - started
 
     async def processes(path: Path) -> int:
-        return workers.write(path, block)
+        took, found = workers.write(path, block)
+        process_usage.append(found)
+        return took
 
     async def ag_sequential(path: Path) -> int:
         memory = MnemosyneMemory(NAME, path)
         await memory.query()
-        started = time.perf_counter_ns()
+        started = begin()
         for i in range(block):
             await memory.add(item(plan.items + 1 + i))
         took = time.perf_counter_ns() - started
@@ -221,7 +260,7 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     async def ag_tasks(path: Path) -> int:
         memory = MnemosyneMemory(NAME, path)
         await memory.query()
-        started = time.perf_counter_ns()
+        started = begin()
         await asyncio.gather(*(memory.add(item(plan.items + 1 + i)) for i in range(block)))
         took = time.perf_counter_ns() - started
         await memory.close()
@@ -230,12 +269,12 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     try:
         samples = await interleave(
             {
-                "langgraph_sequential": on_copy(lg, sequential),
-                "langgraph_tasks": on_copy(lg, tasks),
-                "langgraph_threads": on_copy(lg, threads),
-                "langgraph_processes": on_copy(lg, processes),
-                "autogen_sequential": on_copy(ag, ag_sequential),
-                "autogen_tasks": on_copy(ag, ag_tasks),
+                "langgraph_sequential": on_copy("langgraph_sequential", lg, sequential),
+                "langgraph_tasks": on_copy("langgraph_tasks", lg, tasks),
+                "langgraph_threads": on_copy("langgraph_threads", lg, threads),
+                "langgraph_processes": on_copy("langgraph_processes", lg, processes),
+                "autogen_sequential": on_copy("autogen_sequential", ag, ag_sequential),
+                "autogen_tasks": on_copy("autogen_tasks", ag, ag_tasks),
             },
             plan.rounds,
             warmup=1,
@@ -250,6 +289,10 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         "block": block,
         "workers": plan.workers,
         "subjects": stats,
+        "store_use": {
+            name: {key: sum(r[key] for r in rounds) / len(rounds) for key in rounds[0]}
+            for name, rounds in used.items()
+        },
         "ratios": {
             f"{family}_{mode}": ratio(stats[f"{family}_sequential"], stats[f"{family}_{mode}"])
             for family, modes in (
@@ -356,16 +399,16 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         gaps = beat.gaps.get(name, [(0, 0, 0)])
         stalls = [max(0, wall - beat_ns) for _, wall, _ in gaps]
         end, wall, cpu = max(gaps, key=lambda gap: gap[1])
-        calls = probe.calls.get(name, {})
-        own = max(((max(found), method) for method, found in calls.items()), default=(0, "-"))
+        own_span = probe.longest_span("call", name)
+        own = (own_span.took, own_span.what or "-")
         rows[name] = {
             "op": summary(samples[name]),
             "stall": summary(stalls),
             "longest_stall_ms": round(max(stalls) / 1e6, 3),
             "longest_stall_parts_ms": {
                 "gap": round(wall / 1e6, 3),
-                "engine_calls": round(probe.within("call", end - wall, end) / 1e6, 3),
-                "sections": round(probe.within("section", end - wall, end) / 1e6, 3),
+                "engine_calls": round(probe.covered("call", end - wall, end) / 1e6, 3),
+                "sections": round(probe.covered("section", end - wall, end) / 1e6, 3),
                 "loop_thread_cpu": round(cpu / 1e6, 3),
             },
             "longest_own_call_ms": round(own[0] / 1e6, 3),
@@ -407,9 +450,21 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         seq = f"{family}_sequential"
         why = ""
         if measured < LIMITS[mode]:
+            u, ref = tp["store_use"][key], tp["store_use"][seq]
             why = (
-                f"{num(rate(key))} writes/s against {num(rate(seq))} sequentially "
-                f"(blocks of {block} into {tp['items']:,}-item stores)."
+                f"{num(rate(key))} writes/s against {num(rate(seq))} sequentially. The store "
+                f"was busy (sections) {num(u['section_ns'] / 1e6)} ms of a "
+                f"{num(u['block_ns'] / 1e6)} ms block ({u['section_ns'] / u['block_ns']:.0%}; "
+                f"sequential: {num(ref['section_ns'] / 1e6)} of {num(ref['block_ns'] / 1e6)} "
+                f"ms, {ref['section_ns'] / ref['block_ns']:.0%})"
+                + (
+                    f"; {num(u['opens'])} handle opens, {num(u['drops'])} drops "
+                    f"({num(u['drop_ns'] / 1e6)} ms) and {num(u['refuseds'])} refused opens "
+                    "per block"
+                    if mode == "processes"
+                    else ""
+                )
+                + "."
             )
         found.targets.append(
             Target(
@@ -423,6 +478,44 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 higher_is_better=True,
             )
         )
+    use = tp["store_use"]
+
+    def busy(name: str) -> float:
+        return use[name]["section_ns"] / use[name]["block_ns"]
+
+    found.tables.append(
+        Table(
+            "Where a block's time goes",
+            "Means per block, from `probes.py` (in the worker processes too). Store busy: the "
+            "summed sections (spans in which a holder runs engine calls with the store to "
+            "itself) over the block's wall time; the rest is hand-over, waiting and work "
+            "outside the store. Opens, drops: the engine handle opened and closed; refused: "
+            "opens that found another process holding the lock.",
+            [
+                "subject",
+                "block ms",
+                "store busy ms",
+                "busy",
+                "sections / write",
+                "opens",
+                "drops",
+                "refused opens",
+            ],
+            [
+                [
+                    name.replace("_", " "),
+                    num(u["block_ns"] / 1e6),
+                    num(u["section_ns"] / 1e6),
+                    f"{busy(name):.0%}",
+                    num(u["sections"] / block),
+                    num(u["opens"]),
+                    num(u["drops"]),
+                    num(u["refuseds"]),
+                ]
+                for name, u in use.items()
+            ],
+        )
+    )
     stalls = workloads["stalls"]
     longest = stalls["longest_engine_call_ms"]
     for name, row in stalls["ops"].items():

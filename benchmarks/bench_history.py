@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import cProfile
 import functools
 import json
 import sys
@@ -40,8 +41,11 @@ from harness import (
     child_json,
     execute,
     num,
+    profile_line,
+    profile_table,
     progress,
     summary,
+    top_functions,
 )
 
 report = functools.partial(progress, "bench_history")
@@ -55,6 +59,8 @@ OPS = {
 }
 WARM_LIMIT_MS = {"why": 50.0, "history": 50.0, "when_did": 200.0}
 HOLD_LIMIT_MS = 60.0
+PROFILED = 3
+"""Warm calls profiled with cProfile after the timed ones."""
 CALLS = {
     "autogen": {
         "why": "`memory.why(item 1)`",
@@ -79,7 +85,7 @@ class Plan:
     warm_reps: int
 
 
-FULL = Plan(commits=3_000, warm_reps=20)
+FULL = Plan(commits=3_000, warm_reps=10)
 SMOKE = Plan(commits=40, warm_reps=3)
 
 
@@ -241,7 +247,7 @@ def forget_history_caches() -> None:
 
 async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[str, Any]]:
     """Every operation of ``adapter``: cold (fresh object, empty caches), then ``reps`` warm."""
-    from probes import install
+    from probes import Span, install
 
     probe = install()
     rows = []
@@ -262,7 +268,15 @@ async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[
                 started = time.perf_counter_ns()
                 await call()
                 warm.append(time.perf_counter_ns() - started)
+            profile = cProfile.Profile()
+            for _ in range(PROFILED):
+                profile.enable()
+                await call()
+                profile.disable()
         calls = sum(v["calls"] for v in probe.engine_totals("warm").values())
+        hold = probe.longest_span("turn", "cold")
+        inside = probe.within("call", hold.end - hold.took, hold.end)
+        longest_inside = max(inside, key=lambda found: found[1], default=(Span(0, 0), 0))
         rows.append(
             {
                 "adapter": adapter,
@@ -270,12 +284,20 @@ async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[
                 "cold_ms": round(cold / 1e6, 3),
                 "warm": summary(warm),
                 "warm_max_ms": round(max(warm) / 1e6, 3),
-                "hold_ms": round(probe.longest("turn", "cold") / 1e6, 3),
+                "hold_ms": round(hold.took / 1e6, 3),
+                "hold_parts_ms": {
+                    "thread_cpu": round(hold.cpu / 1e6, 3),
+                    "engine_calls": round(sum(covered for _, covered in inside) / 1e6, 3),
+                    "calls": len(inside),
+                    "longest_call": longest_inside[0].what,
+                    "longest_call_ms": round(longest_inside[1] / 1e6, 3),
+                },
                 "section_ms": round(probe.longest("section", "cold") / 1e6, 3),
                 "contender_wait_max_ms": round(max(contender.waits_ns, default=0) / 1e6, 3),
                 "contender_reads": len(contender.waits_ns),
                 "cold_engine": probe.engine_totals("cold"),
                 "warm_engine_calls": round(calls / reps, 2),
+                "warm_profile": top_functions(profile, PROFILED),
             }
         )
     return rows
@@ -319,10 +341,9 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         limit = WARM_LIMIT_MS[row["op"]]
         why = ""
         if warm > limit:
-            engine = row["cold_engine"]
             why = (
-                f"Warm, the call made {row['warm_engine_calls']:g} engine calls; its cold run "
-                "spent " + _engine_line(engine) + "."
+                f"Warm, the call makes {row['warm_engine_calls']:g} engine call(s): the time is "
+                f"Python. cProfile of a warm call, own time: {profile_line(row['warm_profile'])}."
             )
         found.targets.append(
             Target(
@@ -354,7 +375,7 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             HOLD_LIMIT_MS,
             "ms",
             f"{worst['adapter']} `{worst['op']}`, cold",
-            "" if worst["hold_ms"] <= HOLD_LIMIT_MS else _hold_why(worst),
+            "" if worst["hold_ms"] <= HOLD_LIMIT_MS else _hold_why(rows),
         )
     )
     found.tables.append(
@@ -362,9 +383,11 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             f"History at {commits:,} commits",
             f"A store of {workloads['nodes']} nodes per adapter, one process per adapter. Cold: "
             "the first call on a fresh adapter object with the kit's history caches emptied; "
-            "warm: the median (and max) of the repeats. Hold: the longest span the cold call kept its turn while a thread of its "
-            "process asked for the store every 2 ms; section: the longest run of engine calls "
-            "without a pause; the other reader's longest wait beside. ms.",
+            "warm: the median (and max) of the repeats. Hold: the longest span the cold call "
+            "kept its turn while a thread of its process asked for the store every 2 ms; hold on "
+            "CPU: the CPU time its thread used in that span (the rest it waited for a CPU); "
+            "section: the longest run of engine calls without "
+            "a pause; the other reader's longest wait beside. ms.",
             [
                 "adapter",
                 "operation",
@@ -372,6 +395,7 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 "warm median",
                 "warm max",
                 "hold",
+                "hold on CPU",
                 "section",
                 "other reader's longest wait",
                 "cold: engine time",
@@ -384,6 +408,7 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                     num(r["warm"]["median_ms"]),
                     num(r["warm_max_ms"]),
                     num(r["hold_ms"]),
+                    num(r["hold_parts_ms"]["thread_cpu"]),
                     num(r["section_ms"]),
                     num(r["contender_wait_max_ms"]),
                     _engine_line(r["cold_engine"]),
@@ -392,6 +417,11 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             ],
         )
     )
+    found.tables += [
+        profile_table(f"Profile: {r['adapter']} `{r['op']}`, warm", r["warm_profile"])
+        for r in rows
+        if r["warm"]["median_ms"] > WARM_LIMIT_MS[r["op"]]
+    ]
     labels = [f"{r['adapter']}\n{r['op']}" for r in rows]
     found.charts.append(
         Chart(
@@ -417,13 +447,21 @@ def _engine_line(engine: dict[str, dict[str, float]]) -> str:
     return "; ".join(parts)
 
 
-def _hold_why(row: dict[str, Any]) -> str:
-    engine = row["cold_engine"]
-    longest = max(engine.items(), key=lambda kv: kv[1]["longest_ms"])
+def _hold_why(rows: list[dict[str, Any]]) -> str:
+    over = [r for r in rows if r["hold_ms"] > HOLD_LIMIT_MS]
+    parts = []
+    for row in sorted(over, key=lambda r: -r["hold_ms"]):
+        hold = row["hold_parts_ms"]
+        parts.append(
+            f"{row['adapter']} `{row['op']}` {num(row['hold_ms'])} ms (its thread ran "
+            f"{num(hold['thread_cpu'])} ms of it; {hold['calls']} engine calls took "
+            f"{num(hold['engine_calls'])} ms, the longest `{hold['longest_call']}` "
+            f"{num(hold['longest_call_ms'])} ms)"
+        )
     return (
-        f"The walk gives its turn away at the first pause after 50 ms; its longest single "
-        f"engine call was `{longest[0]}` at {num(longest[1]['longest_ms'])} ms and its longest "
-        f"section {num(row['section_ms'])} ms."
+        "A walk keeps its turn until 50 ms have passed and someone waits, then lets go at its "
+        "next pause, so a hold is about 50 ms plus the step in progress; one engine call cannot "
+        "be cut. Holds over the limit: " + "; ".join(parts) + "."
     )
 
 

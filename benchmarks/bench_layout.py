@@ -33,6 +33,7 @@ from autogen_items import item
 from harness import (
     Chart,
     Scratch,
+    Step,
     Summary,
     Table,
     Target,
@@ -50,6 +51,7 @@ from harness import (
     times,
 )
 from langgraph.store.base import PutOp
+from probes import install
 
 from mnem_adapter_kit import Scope, describe
 from mnem_autogen import MnemosyneMemory, codec
@@ -68,10 +70,12 @@ class Plan:
     memories: int
     items: int
     rounds: int
+    shared_rounds: int
+    """Timed adds into the shared store (each costs seconds at full size)."""
 
 
-FULL = Plan(memories=100, items=100, rounds=100)
-SMOKE = Plan(memories=4, items=5, rounds=4)
+FULL = Plan(memories=100, items=100, rounds=100, shared_rounds=10)
+SMOKE = Plan(memories=4, items=5, rounds=4, shared_rounds=2)
 
 
 @contextmanager
@@ -132,7 +136,7 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     started = time.monotonic()
     report(f"autogen: default layout, {plan.memories} stores of {plan.items} single-item commits")
     build_default(default_root, plan)
-    build_default(lone_root, Plan(memories=1, items=plan.items, rounds=0))
+    build_default(lone_root, Plan(memories=1, items=plan.items, rounds=0, shared_rounds=0))
     default_s = round(time.monotonic() - started, 1)
     report(f"autogen: one shared store, {plan.memories * plan.items:,} single-item commits")
     started = time.monotonic()
@@ -151,20 +155,25 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     for memory in (*default, *together, lone):
         await memory.query()
     subjects = {"default": default, "shared": together, "lone": [lone]}
+    probe = install()
+
+    def step(name: str) -> Step:
+        group = subjects[name]
+
+        async def add(call: int) -> int:
+            probe.label = name
+            return await clock(group[call % len(group)].add(item(plan.items + 1 + call)))
+
+        return add
+
+    probe.clear()
     samples = await interleave(
-        {
-            name: functools.partial(
-                lambda call, group: clock(
-                    group[call % len(group)].add(item(plan.items + 1 + call))
-                ),
-                group=group,
-            )
-            for name, group in subjects.items()
-        },
+        {name: step(name) for name in subjects},
         plan.rounds,
+        limits={"shared": plan.shared_rounds},
         report=lambda line: report(f"autogen adds: {line}"),
     )
-    adds = plan.rounds + 2
+    adds = {name: len(found) + 2 for name, found in samples.items()}
     for memory in (*default, *together, lone):
         await memory.close()
     after = {
@@ -181,7 +190,15 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         "subjects": stats,
         "disk": built,
         "written_per_add": {
-            name: round((after[name]["bytes"] - built[name]["bytes"]) / adds) for name in built
+            name: round((after[name]["bytes"] - built[name]["bytes"]) / adds[name])
+            for name in built
+        },
+        "engine_per_add": {
+            name: {
+                method: {"calls": found["calls"] / adds[name], "ms": found["total_ms"] / adds[name]}
+                for method, found in probe.engine_totals(name).items()
+            }
+            for name in subjects
         },
         "ratios": {
             "default/lone": ratio(stats["default"], stats["lone"]),
@@ -338,6 +355,23 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         )
     )
     items = ag["memories"] * ag["items"]
+    found.tables.append(
+        Table(
+            "AutoGen: engine calls per add, by layout",
+            "Counted and timed through the kit's engine proxy (`probes.py`); ms per add.",
+            ["layout", "engine calls per add (calls x, total ms)"],
+            [
+                [
+                    name,
+                    "; ".join(
+                        f"`{method}` x{num(found['calls'])} {num(found['ms'])}"
+                        for method, found in engine.items()
+                    ),
+                ]
+                for name, engine in ag["engine_per_add"].items()
+            ],
+        )
+    )
     found.tables.append(
         Table(
             f"AutoGen: {scale}, default layout against one shared store",

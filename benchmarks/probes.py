@@ -7,10 +7,13 @@ the rest of the process:
 * every *section* (``_Store.enter`` to ``_Store.leave``): the span in which an
   operation runs engine calls back to back, with no pause for anyone;
 * every *turn* (``Turns.take``/``atake`` returning to ``_Store.give``): the span
-  an operation keeps the store from every other caller in this process.
+  an operation keeps the store from every other caller in this process;
+* every opening of the engine handle (``open``, or ``refused`` when another
+  process holds the file lock) and every closing (``drop``).
 
 Each record carries the label the recording thread had set (:attr:`Probe.label`)
-when the span ended, so figures can be split per operation.
+when the span ended, so figures can be split per operation. A turn also records
+the CPU time its thread used, which tells running from waiting for a CPU.
 """
 
 from __future__ import annotations
@@ -20,21 +23,30 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from mnem_adapter_kit import handles, turns
 
 
+class Span(NamedTuple):
+    """One recorded span: when it ended and how long it took (perf_counter ns), the CPU time
+    its thread used meanwhile (-1 if not taken), and what it was (an engine method, say)."""
+
+    end: int
+    took: int
+    cpu: int = -1
+    what: str = ""
+
+    def overlap(self, start: int, end: int) -> int:
+        return max(0, min(end, self.end) - max(start, self.end - self.took))
+
+
 class Probe:
-    """Spans as (end, duration) in ns, per kind (``call``, ``section``, ``turn``) and label."""
+    """Spans per kind (``call``, ``section``, ``turn``, ``open``, ...) and per label."""
 
     def __init__(self) -> None:
         self._local = threading.local()
-        self.spans: dict[str, dict[str, list[tuple[int, int]]]] = defaultdict(
-            lambda: defaultdict(list)
-        )
-        self.calls: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-        """Engine call durations per label, then per engine method."""
+        self.spans: dict[str, dict[str, list[Span]]] = defaultdict(lambda: defaultdict(list))
 
     @property
     def label(self) -> str:
@@ -45,37 +57,53 @@ class Probe:
     def label(self, value: str) -> None:
         self._local.label = value
 
-    def record(self, kind: str, took: int) -> None:
-        self.spans[kind][self.label].append((time.perf_counter_ns(), took))
+    def record(self, kind: str, took: int, cpu: int = -1, what: str = "") -> None:
+        self.spans[kind][self.label].append(Span(time.perf_counter_ns(), took, cpu, what))
+
+    def _pool(self, kind: str, label: str | None) -> list[Span]:
+        found = self.spans[kind]
+        if label is not None:
+            return found.get(label, [])
+        return [span for pool in found.values() for span in pool]
+
+    def longest_span(self, kind: str, label: str | None = None) -> Span:
+        """The longest span of ``kind`` (under ``label``, or under any); an empty one if none."""
+        return max(self._pool(kind, label), key=lambda span: span.took, default=Span(0, 0))
 
     def longest(self, kind: str, label: str | None = None) -> int:
         """The longest span of ``kind`` (under ``label``, or under any), in ns; 0 if none."""
-        found = self.spans[kind]
-        pools = [found.get(label, [])] if label is not None else list(found.values())
-        return max((took for pool in pools for _, took in pool), default=0)
+        return self.longest_span(kind, label).took
 
-    def within(self, kind: str, start: int, end: int) -> int:
+    def within(self, kind: str, start: int, end: int) -> list[tuple[Span, int]]:
+        """The spans of ``kind`` that overlap [start, end], with how much of it each covers."""
+        found = [(span, span.overlap(start, end)) for span in self._pool(kind, None)]
+        return [(span, covered) for span, covered in found if covered > 0]
+
+    def covered(self, kind: str, start: int, end: int) -> int:
         """How much of [start, end] (perf_counter ns) spans of ``kind`` covered, in ns."""
-        covered = 0
-        for pool in self.spans[kind].values():
-            for span_end, took in pool:
-                covered += max(0, min(end, span_end) - max(start, span_end - took))
-        return covered
+        return sum(covered for _, covered in self.within(kind, start, end))
 
     def engine_totals(self, label: str) -> dict[str, dict[str, float]]:
         """Per engine method under ``label``: calls, total ms, longest ms."""
+        methods: dict[str, list[int]] = defaultdict(list)
+        for span in self._pool("call", label):
+            methods[span.what].append(span.took)
         return {
             name: {
                 "calls": len(found),
                 "total_ms": round(sum(found) / 1e6, 3),
                 "longest_ms": round(max(found) / 1e6, 3),
             }
-            for name, found in sorted(self.calls[label].items(), key=lambda kv: -sum(kv[1]))
+            for name, found in sorted(methods.items(), key=lambda kv: -sum(kv[1]))
         }
+
+    def total(self, kind: str, label: str | None = None) -> tuple[int, int]:
+        """How many spans of ``kind`` (under ``label``, or any) and their summed ns."""
+        pool = self._pool(kind, label)
+        return len(pool), sum(span.took for span in pool)
 
     def clear(self) -> None:
         self.spans.clear()
-        self.calls.clear()
 
 
 _probe: Probe | None = None
@@ -88,8 +116,9 @@ def install() -> Probe:
         return _probe
     probe = _probe = Probe()
     clock = time.perf_counter_ns
+    cpu = time.thread_time_ns
     section_start: dict[int, int] = {}
-    turn_start: dict[int, int] = {}
+    turn_start: dict[int, tuple[int, int]] = {}
 
     original_call = handles._Engine._call
 
@@ -98,13 +127,25 @@ def install() -> Probe:
         try:
             return original_call(self, name, *args, **kwargs)
         finally:
-            took = clock() - started
-            probe.record("call", took)
-            probe.calls[probe.label][name].append(took)
+            probe.record("call", clock() - started, what=name)
 
     original_enter = handles._Store.enter
     original_leave = handles._Store.leave
     original_give = handles._Store.give
+    original_open = handles._Store._open
+    original_drop = handles._Store._drop
+
+    def open_(self: Any, create: bool) -> bool:
+        started = clock()
+        opened = original_open(self, create)
+        probe.record("open" if opened else "refused", clock() - started)
+        return opened
+
+    def drop(self: Any) -> None:
+        started, had = clock(), self.engine is not None
+        original_drop(self)
+        if had:
+            probe.record("drop", clock() - started)
 
     def enter(self: Any, create: bool) -> bool:
         entered = original_enter(self, create)
@@ -121,14 +162,14 @@ def install() -> Probe:
     def give(self: Any) -> None:
         started = turn_start.pop(id(self.turns), None)
         if started is not None:
-            probe.record("turn", clock() - started)
+            probe.record("turn", clock() - started[0], cpu() - started[1])
         original_give(self)
 
     def after(take: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(take)
         def sync_take(self: turns.Turns, timeout: float) -> None:
             take(self, timeout)
-            turn_start[id(self)] = clock()
+            turn_start[id(self)] = (clock(), cpu())
 
         return sync_take
 
@@ -136,12 +177,14 @@ def install() -> Probe:
 
     async def atake(self: turns.Turns, timeout: float) -> None:
         await original_atake(self, timeout)
-        turn_start[id(self)] = clock()
+        turn_start[id(self)] = (clock(), cpu())
 
     handles._Engine._call = call  # type: ignore[method-assign]
     handles._Store.enter = enter  # type: ignore[method-assign]
     handles._Store.leave = leave  # type: ignore[method-assign]
     handles._Store.give = give  # type: ignore[method-assign]
+    handles._Store._open = open_  # type: ignore[method-assign]
+    handles._Store._drop = drop  # type: ignore[method-assign]
     turns.Turns.take = after(turns.Turns.take)  # type: ignore[method-assign]
     turns.Turns.atake = atake  # type: ignore[method-assign]
     return probe
