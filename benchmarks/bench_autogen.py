@@ -503,10 +503,12 @@ TITLES = {
 
 
 def _profile_note(profiles: dict[str, Any], prefix: str) -> str:
-    for name, rows in profiles.items():
-        if name.startswith(prefix):
-            return f" cProfile of {name}, own time per call: {profile_line(rows)}."
-    return ""
+    """The last (largest) profile whose name starts with ``prefix``, as one sentence."""
+    found = [(name, rows) for name, rows in profiles.items() if name.startswith(prefix)]
+    if not found:
+        return ""
+    name, rows = found[-1]
+    return f" cProfile of {name}, own time per call: {profile_line(rows)}."
 
 
 def summarize(found: dict[str, Any]) -> Summary:
@@ -571,7 +573,7 @@ def summarize(found: dict[str, Any]) -> Summary:
             f"({ms(row['subjects']['list_memory']['median_ms'])}); the adapter builds a fresh "
             f"copy of every item per call, so callers never share stored state (ADR 0006): "
             f"{ms(row['subjects']['adapter']['median_ms'])} at k={row['k']:,}."
-            + _profile_note(profiles, f"query, unchanged (k={row['k']}"),
+            + _profile_note(profiles, "query, unchanged (k="),
         )
     )
     row = max(found["turn"], key=lambda r: r["ratios"]["adapter/list_memory"])

@@ -159,11 +159,14 @@ class Workers:
 
 
 def usage(probe: Probe, label: str) -> dict[str, int]:
-    """What the store's holders did under ``label`` so far: counts and summed ns per kind."""
+    """What the store's holders did under ``label`` so far: counts and summed ns per kind,
+    and summed ns per engine method (``engine <method>``)."""
     found = {}
     for kind in ("section", "open", "drop", "refused"):
         count, took = probe.total(kind, label if kind == "section" else None)
         found[f"{kind}s"], found[f"{kind}_ns"] = count, took
+    for method, took in probe.engine_totals(label).items():
+        found[f"engine {method}"] = int(took["total_ms"] * 1e6)
     return found
 
 
@@ -290,7 +293,10 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         "workers": plan.workers,
         "subjects": stats,
         "store_use": {
-            name: {key: sum(r[key] for r in rounds) / len(rounds) for key in rounds[0]}
+            name: {
+                key: sum(r.get(key, 0) for r in rounds) / len(rounds)
+                for key in sorted({key for r in rounds for key in r})
+            }
             for name, rounds in used.items()
         },
         "ratios": {
@@ -410,6 +416,7 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
                 "engine_calls": round(probe.covered("call", end - wall, end) / 1e6, 3),
                 "sections": round(probe.covered("section", end - wall, end) / 1e6, 3),
                 "loop_thread_cpu": round(cpu / 1e6, 3),
+                "calls": calls_within(probe, end - wall, end),
             },
             "longest_own_call_ms": round(own[0] / 1e6, 3),
             "longest_own_call": own[1],
@@ -460,7 +467,8 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 + (
                     f"; {num(u['opens'])} handle opens, {num(u['drops'])} drops "
                     f"({num(u['drop_ns'] / 1e6)} ms) and {num(u['refuseds'])} refused opens "
-                    "per block"
+                    "per block. Engine time per block, this subject against sequential: "
+                    + _engine_against(u, ref)
                     if mode == "processes"
                     else ""
                 )
@@ -523,10 +531,14 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         why = ""
         if measured > STALL_LIMIT:
             parts = row["longest_stall_parts_ms"]
+            calls = ", ".join(
+                f"`{method}` {ms(took)}" for method, took in parts.get("calls", {}).items()
+            )
             why = (
                 f"The longest gap between beats, {ms(parts['gap'])}, held "
-                f"{ms(parts['engine_calls'])} of engine calls and {ms(parts['sections'])} of "
-                f"sections; the loop's thread used {ms(parts['loop_thread_cpu'])} of CPU in it. "
+                f"{ms(parts['engine_calls'])} of engine calls ({calls}) and "
+                f"{ms(parts['sections'])} of sections; the loop's thread used "
+                f"{ms(parts['loop_thread_cpu'])} of CPU in it. "
                 f"The operation's longest section was {ms(row['longest_section_ms'])}, its "
                 f"longest engine call `{row['longest_own_call']}` "
                 f"{ms(row['longest_own_call_ms'])}."
@@ -623,6 +635,24 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         )
     )
     return found
+
+
+def calls_within(probe: Probe, start: int, end: int) -> dict[str, float]:
+    """Engine time per method inside [start, end], in ms (methods under 0.1 ms left out)."""
+    found: dict[str, float] = {}
+    for span, covered in probe.within("call", start, end):
+        found[span.what] = found.get(span.what, 0) + covered / 1e6
+    return {method: round(took, 3) for method, took in found.items() if took >= 0.1}
+
+
+def _engine_against(subject: dict[str, float], reference: dict[str, float]) -> str:
+    methods = sorted(
+        (key for key in subject if key.startswith("engine ")), key=lambda key: -subject[key]
+    )[:5]
+    return ", ".join(
+        f"`{key[7:]}` {num(subject[key] / 1e6)} ms ({num(reference.get(key, 0) / 1e6)})"
+        for key in methods
+    )
 
 
 def main() -> None:

@@ -7,9 +7,11 @@ AutoGen: ``memories`` memories of ``items`` items each, written one item per
 commit in turn (memory 1's first item, memory 2's first item, ...), as the
 adapter writes them, in both layouts: the default (no ``store_path``: one
 store per memory under ``./mnemosyne``) and one shared ``store_path``. Then,
-interleaved, one ``add`` per round to the next memory of each layout and to a
-lone memory of ``items`` items in a directory of its own, with bytes on disk
-before and after.
+interleaved, one ``add`` per round to the next memory of each layout, to a lone
+memory of ``items`` items in a directory of its own (read just before, so its
+handle is open), and to another such memory left idle before each add (so its handle has closed, as every memory's has in
+the default layout, where each is used once per ``memories`` rounds), with bytes
+on disk before and after.
 
 LangGraph: ``memories`` namespaces ``("memories", f"u{n}")`` of ``items`` items
 each, in a store sharded by ``shard_depth=2`` and in one unsharded store, and a
@@ -19,9 +21,11 @@ in the next namespace.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import random
+import shutil
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -51,7 +55,7 @@ from harness import (
     times,
 )
 from langgraph.store.base import PutOp
-from probes import install
+from probes import Probe, install
 
 from mnem_adapter_kit import Scope, describe
 from mnem_autogen import MnemosyneMemory, codec
@@ -61,6 +65,8 @@ from mnem_langgraph import MnemosyneStore
 report = functools.partial(progress, "bench_layout")
 
 ADD_LIMIT = 1.3
+IDLE_S = 0.15
+"""Untimed pause before each add of the idle lone memory: longer than the kit's LINGER."""
 DISK_LIMIT = 0.15
 PUT_LIMIT = 1.5
 
@@ -133,10 +139,12 @@ def build_shared(path: Path, plan: Plan) -> None:
 
 async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     default_root, shared, lone_root = scratch.fresh(), scratch.fresh(), scratch.fresh()
+    idle_root = scratch.fresh()
     started = time.monotonic()
     report(f"autogen: default layout, {plan.memories} stores of {plan.items} single-item commits")
     build_default(default_root, plan)
     build_default(lone_root, Plan(memories=1, items=plan.items, rounds=0, shared_rounds=0))
+    shutil.copytree(lone_root, idle_root, dirs_exist_ok=True)
     default_s = round(time.monotonic() - started, 1)
     report(f"autogen: one shared store, {plan.memories * plan.items:,} single-item commits")
     started = time.monotonic()
@@ -151,16 +159,23 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         default = [MnemosyneMemory(memory_name(m)) for m in range(plan.memories)]
     with working_directory(lone_root):
         lone = MnemosyneMemory(memory_name(0))
+    with working_directory(idle_root):
+        idle = MnemosyneMemory(memory_name(0))
     together = [MnemosyneMemory(memory_name(m), shared) for m in range(plan.memories)]
-    for memory in (*default, *together, lone):
+    for memory in (*default, *together, lone, idle):
         await memory.query()
-    subjects = {"default": default, "shared": together, "lone": [lone]}
+    subjects = {"default": default, "shared": together, "lone": [lone], "lone_idle": [idle]}
     probe = install()
 
     def step(name: str) -> Step:
         group = subjects[name]
 
         async def add(call: int) -> int:
+            probe.label = ""
+            if name == "lone_idle":
+                await asyncio.sleep(IDLE_S)  # untimed: the handle closes, as in a sparse app
+            elif name == "lone":
+                await lone.query()  # untimed: the handle stays open (rounds can be slow)
             probe.label = name
             return await clock(group[call % len(group)].add(item(plan.items + 1 + call)))
 
@@ -174,14 +189,14 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         report=lambda line: report(f"autogen adds: {line}"),
     )
     adds = {name: len(found) + 2 for name, found in samples.items()}
-    for memory in (*default, *together, lone):
+    for memory in (*default, *together, lone, idle):
         await memory.close()
     after = {
         "default": sizes(default_root / "mnemosyne"),
         "shared": sizes(shared),
         "lone": sizes(lone_root / "mnemosyne"),
     }
-    scratch.discard(default_root, shared, lone_root)
+    scratch.discard(default_root, shared, lone_root, idle_root)
     stats = {name: summary(found) for name, found in samples.items()}
     return {
         "memories": plan.memories,
@@ -193,15 +208,10 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             name: round((after[name]["bytes"] - built[name]["bytes"]) / adds[name])
             for name in built
         },
-        "engine_per_add": {
-            name: {
-                method: {"calls": found["calls"] / adds[name], "ms": found["total_ms"] / adds[name]}
-                for method, found in probe.engine_totals(name).items()
-            }
-            for name in subjects
-        },
+        "engine_per_add": {name: per_op(probe, name, adds[name]) for name in subjects},
         "ratios": {
             "default/lone": ratio(stats["default"], stats["lone"]),
+            "default/lone_idle": ratio(stats["default"], stats["lone_idle"]),
             "shared/lone": ratio(stats["shared"], stats["lone"]),
             "default/shared disk": round(built["default"]["bytes"] / built["shared"]["bytes"], 4),
             "default/shared allocated": round(
@@ -209,6 +219,17 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             ),
         },
     }
+
+
+def per_op(probe: Probe, label: str, ops: int) -> dict[str, dict[str, float]]:
+    """Engine calls and handle opens per operation under ``label``: calls and ms each."""
+    found = {
+        method: {"calls": totals["calls"] / ops, "ms": totals["total_ms"] / ops}
+        for method, totals in probe.engine_totals(label).items()
+    }
+    opens, took = probe.total("open", label)
+    found["(handle open)"] = {"calls": opens / ops, "ms": took / 1e6 / ops}
+    return found
 
 
 # --- LangGraph -------------------------------------------------------------------------
@@ -254,10 +275,13 @@ async def bench_langgraph(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             store.get(namespace(ns), "m0")
     keys = random.Random(n).choices(range(k), k=plan.rounds * 2 + 4)
 
+    probe = install()
+
     def step(name: str) -> Any:
         store, across = stores[name], spread[name]
 
         async def put(call: int) -> int:
+            probe.label = name
             return clock_sync(
                 lambda: store.put(
                     namespace(call % across), f"m{keys[call]}", value(keys[call], call + 1)
@@ -266,6 +290,7 @@ async def bench_langgraph(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 
         return put
 
+    probe.clear()
     samples = await interleave(
         {name: step(name) for name in stores},
         plan.rounds * 2,
@@ -281,6 +306,7 @@ async def bench_langgraph(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         "items": k,
         "subjects": stats,
         "disk": disk,
+        "engine_per_put": {name: per_op(probe, name, plan.rounds * 2 + 2) for name in stores},
         "ratios": {
             "sharded/lone": ratio(stats["sharded"], stats["lone"]),
             "unsharded/lone": ratio(stats["unsharded"], stats["lone"]),
@@ -298,6 +324,11 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     }
 
 
+def _engine_line(engine: dict[str, dict[str, float]]) -> str:
+    heavy = sorted(engine.items(), key=lambda kv: -kv[1]["ms"])[:3]
+    return ", ".join(f"`{method}` {ms(found['ms'])}" for method, found in heavy)
+
+
 def summarize(workloads: dict[str, Any]) -> Summary:
     found = Summary()
     ag, lg = workloads["autogen"], workloads["langgraph"]
@@ -305,11 +336,20 @@ def summarize(workloads: dict[str, Any]) -> Summary:
     stats = ag["subjects"]
     why_add = ""
     if ag["ratios"]["default/lone"] > ADD_LIMIT:
+        engine = ag["engine_per_add"]
         why_add = (
             f"An add in the default layout costs {ms(stats['default']['median_ms'])} against "
-            f"{ms(stats['lone']['median_ms'])} for the lone memory: each of the "
-            f"{ag['memories']} memories is used once every {ag['memories']} rounds, so its "
-            "handle was closed (idle) and the add opens the store again."
+            f"{ms(stats['lone']['median_ms'])} for the lone memory with its handle open, and "
+            f"{ms(stats['lone_idle']['median_ms'])} for a lone memory left idle "
+            f"{IDLE_S * 1000:g} ms before each add ({times(ag['ratios']['default/lone_idle'])}). "
+            f"Each default-layout memory is used once every {ag['memories']} rounds, so the kit "
+            f"has closed its handle (idle past LINGER): per add, handle opens "
+            f"{num(engine['default']['(handle open)']['calls'])} "
+            f"({ms(engine['default']['(handle open)']['ms'])}), engine calls "
+            + _engine_line(engine["default"])
+            + "; the lone memory with its handle open: "
+            + _engine_line(engine["lone"])
+            + "."
         )
     found.targets.append(
         Target(
@@ -318,7 +358,8 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             ag["ratios"]["default/lone"],
             ADD_LIMIT,
             "x",
-            f"shared store: {times(ag['ratios']['shared/lone'])}",
+            f"idle lone memory: {times(ag['ratios']['default/lone_idle'])}; shared store: "
+            f"{times(ag['ratios']['shared/lone'])}",
             why_add,
         )
     )
@@ -333,7 +374,11 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             f"{num(ag['disk']['shared']['bytes'] / 2**20)} MiB",
             ""
             if disk_ratio <= DISK_LIMIT
-            else "Each engine store file starts at a fixed size; see the disk table.",
+            else (
+                f"The lone {ag['items']}-item store alone is "
+                f"{num(ag['disk']['lone']['bytes'] / 2**20)} MiB: an engine store file does not "
+                "start small, and the default layout has one per memory."
+            ),
         )
     )
     lstats = lg["subjects"]
@@ -349,8 +394,10 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             if lg["ratios"]["sharded/lone"] <= PUT_LIMIT
             else (
                 f"A sharded put costs {ms(lstats['sharded']['median_ms'])} against "
-                f"{ms(lstats['lone']['median_ms'])}; each shard is used once every "
-                f"{lg['namespaces']} rounds, so its handle was closed (idle) and is opened again."
+                f"{ms(lstats['lone']['median_ms'])}. Per put, sharded: "
+                + _engine_line(lg["engine_per_put"]["sharded"])
+                + f" ({num(lg['engine_per_put']['sharded']['(handle open)']['calls'])} handle "
+                "opens); lone: " + _engine_line(lg["engine_per_put"]["lone"]) + "."
             ),
         )
     )
@@ -376,9 +423,11 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         Table(
             f"AutoGen: {scale}, default layout against one shared store",
             f"Both layouts hold the same {items:,} items, written one per commit. Adds "
-            "interleaved, one per round to the next memory of each layout (median / p99 ms); "
-            "bytes: file sizes (allocated blocks in brackets) after the build; written: growth "
-            "per timed add.",
+            "interleaved, one per round to the next memory of each layout, to a lone memory (read "
+            "untimed just before, so its handle is open) and "
+            f"to a lone memory left idle {IDLE_S * 1000:g} ms before each add (median / p99 ms); "
+            "MiB: file sizes (allocated blocks in brackets) after the build; growth: file growth "
+            "per timed add (in redb's growth steps).",
             [
                 "layout",
                 "add median",
@@ -386,22 +435,28 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 "vs lone",
                 "MiB on disk",
                 "bytes / item",
-                "bytes written / add",
+                "file growth / add",
                 "build s",
             ],
             [
                 [
-                    name,
+                    name.replace("_", ", "),
                     num(stats[name]["median_ms"]),
                     num(stats[name]["p99_ms"]),
                     times(stats[name]["median_ms"] / stats["lone"]["median_ms"]),
-                    f"{num(ag['disk'][name]['bytes'] / 2**20)} "
-                    f"({num(ag['disk'][name]['allocated'] / 2**20)})",
-                    num(ag["disk"][name]["bytes"] / (ag["items"] if name == "lone" else items)),
-                    num(ag["written_per_add"][name]),
-                    str(ag["build_s"].get(name, "")),
                 ]
-                for name in ("default", "shared", "lone")
+                + (
+                    [
+                        f"{num(ag['disk'][name]['bytes'] / 2**20)} "
+                        f"({num(ag['disk'][name]['allocated'] / 2**20)})",
+                        num(ag["disk"][name]["bytes"] / (items if name != "lone" else ag["items"])),
+                        num(ag["written_per_add"][name]),
+                        str(ag["build_s"].get(name, "")),
+                    ]
+                    if name in ag["disk"]
+                    else ["", "", "", ""]
+                )
+                for name in stats
             ],
         )
     )
