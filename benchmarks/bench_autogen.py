@@ -82,7 +82,6 @@ class Plan:
     unchanged_reps: int
     """Rounds per read case with HEAD unchanged (cheap, so more of them)."""
     naive_read_reps: int
-    engine_reps: int
     turn_k: tuple[int, ...]
     turns: int
     naive_turns: int
@@ -98,7 +97,6 @@ FULL = Plan(
     read_reps=30,
     unchanged_reps=100,
     naive_read_reps=6,
-    engine_reps=10,
     turn_k=(10, 100, 1_000),
     turns=30,
     naive_turns=10,
@@ -113,7 +111,6 @@ SMOKE = Plan(
     read_reps=3,
     unchanged_reps=3,
     naive_read_reps=2,
-    engine_reps=2,
     turn_k=(3,),
     turns=2,
     naive_turns=2,
@@ -311,40 +308,6 @@ def foreign_ratios(rows: list[dict[str, Any]], f_max: int) -> list[dict[str, Any
     ]
 
 
-def bench_engine(scratch: Scratch, plan: Plan, template: Path, nodes: int) -> dict[str, Any]:
-    """The engine calls behind a read after HEAD moved, on a store of ``nodes`` nodes.
-
-    ``diff`` (whole states), ``changed_by`` of one commit and a short first-parent
-    ``log`` are what a mirror can use to catch up; ``head_commit`` is what every
-    read pays.
-    """
-    path = scratch.copy(template)
-    store = mnem.open(path)
-    parent = store.head_commit()
-    mnem.agents.remember(store, "user/moved", "HEAD moves", author="bench")
-    head = store.head_commit()
-    assert parent is not None
-    assert head is not None
-    reps = plan.engine_reps
-    row = {
-        "nodes": nodes,
-        "diff_adjacent": summary(clock_sync(lambda: store.diff(parent, head)) for _ in range(reps)),
-        "state_at": summary(clock_sync(lambda: store.state_at(head)) for _ in range(reps)),
-        "head_commit": summary(clock_sync(store.head_commit) for _ in range(reps * 10)),
-        "changed_by": summary(clock_sync(lambda: store.changed_by(head)) for _ in range(reps)),
-        "log_17": summary(
-            clock_sync(lambda: store.log(first_parent=True, limit=17)) for _ in range(reps)
-        ),
-    }
-    after_commit = []
-    for i in range(reps):
-        mnem.agents.remember(store, f"user/moved-{i}", "HEAD moves", author="bench")
-        after_commit.append(clock_sync(store.head_commit))
-    row["head_commit_after_commit"] = summary(after_commit)
-    scratch.discard(path)
-    return row
-
-
 # --- 3. an agent turn -------------------------------------------------------------------
 
 
@@ -467,7 +430,7 @@ def read_template(scratch: Scratch, k: int, f: int) -> Path:
 
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     """Every AutoGen workload, in order, with progress on stderr."""
-    found: dict[str, Any] = {"add": [], "footprint": [], "read": [], "engine": [], "turn": []}
+    found: dict[str, Any] = {"add": [], "footprint": [], "read": [], "turn": []}
     for n in plan.add_sizes:
         report(f"add: n={n}, {min(n, plan.max_adds)} adds per subject")
         row, footprint = await bench_add(scratch, plan, n)
@@ -479,11 +442,6 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             template = read_template(scratch, k, f)
             for scenario in SCENARIOS:
                 found["read"].append(await bench_read_case(scratch, plan, template, k, f, scenario))
-        found["engine"].append(
-            bench_engine(
-                scratch, plan, read_template(scratch, max(plan.read_k), f), max(plan.read_k) + f
-            )
-        )
     found["read_foreign"] = foreign_ratios(found["read"], max(plan.read_f))
     for k in plan.turn_k:
         report(f"agent turn: k={k}")
@@ -531,7 +489,6 @@ def summarize(found: dict[str, Any]) -> Summary:
     )
     f_max = max(r["f"] for r in found["read"])
     reads = {(r["k"], r["f"], r["scenario"]): r["subjects"] for r in found["read"]}
-    engine = found["engine"]
     for scenario, title in TITLES.items():
         rows = [r for r in found["read_foreign"] if r["scenario"] == scenario]
         row = max(rows, key=lambda r: r["ratio"])
@@ -540,15 +497,10 @@ def summarize(found: dict[str, Any]) -> Summary:
             f"At k={k:,}: {ms(reads[(k, 0, scenario)]['adapter']['median_ms'])} with no foreign "
             f"nodes, {ms(reads[(k, f_max, scenario)]['adapter']['median_ms'])} with {f_max:,}."
         )
-        if scenario == "after_foreign_write" and len(engine) > 1:
-            small, big = engine[0], engine[-1]
+        if scenario == "after_foreign_write":
             why += (
-                " Another memory's commit moved HEAD, so the read learns what changed from the "
-                f"engine; on stores of {small['nodes']:,} → {big['nodes']:,} nodes `changed_by` "
-                f"costs {ms(small['changed_by']['median_ms'])} → "
-                f"{ms(big['changed_by']['median_ms'])} and `diff` of adjacent commits "
-                f"{ms(small['diff_adjacent']['median_ms'])} → "
-                f"{ms(big['diff_adjacent']['median_ms'])} (whole states: no prefix read)."
+                " Another memory's commit moved HEAD, so the read asks the engine what that "
+                "commit changed (`changed_by`: its cost is in the profile) before it can serve."
             )
         out.targets.append(
             Target(
@@ -690,12 +642,6 @@ def summarize(found: dict[str, Any]) -> Summary:
                     [r for r in moved if r["scenario"] == "unchanged"], "k", "list_memory"
                 )
             },
-        ),
-        Chart(
-            "AutoGen agent turn (median ms)",
-            "own items (k)",
-            "ms",
-            {name: line(found["turn"], "k", name) for name in found["turn"][0]["subjects"]},
         ),
     ]
     return out

@@ -165,6 +165,7 @@ def usage(probe: Probe, label: str) -> dict[str, int]:
     for kind in ("section", "open", "drop", "refused"):
         count, took = probe.total(kind, label if kind == "section" else None)
         found[f"{kind}s"], found[f"{kind}_ns"] = count, took
+    found["section_cpu_ns"] = probe.total_cpu("section", label)
     for method, took in probe.engine_totals(label).items():
         found[f"engine {method}"] = int(took["total_ms"] * 1e6)
     return found
@@ -463,7 +464,10 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 f"was busy (sections) {num(u['section_ns'] / 1e6)} ms of a "
                 f"{num(u['block_ns'] / 1e6)} ms block ({u['section_ns'] / u['block_ns']:.0%}; "
                 f"sequential: {num(ref['section_ns'] / 1e6)} of {num(ref['block_ns'] / 1e6)} "
-                f"ms, {ref['section_ns'] / ref['block_ns']:.0%})"
+                f"ms, {ref['section_ns'] / ref['block_ns']:.0%}); the holders' threads ran "
+                f"{num(u['section_cpu_ns'] / 1e6)} ms of CPU in those sections (sequential: "
+                f"{num(ref['section_cpu_ns'] / 1e6)} ms), the rest of a section is waiting (for "
+                "the disk, a CPU or the GIL)"
                 + (
                     f"; {num(u['opens'])} handle opens, {num(u['drops'])} drops "
                     f"({num(u['drop_ns'] / 1e6)} ms) and {num(u['refuseds'])} refused opens "
@@ -497,13 +501,15 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             "Means per block, from `probes.py` (in the worker processes too). Store busy: the "
             "summed sections (spans in which a holder runs engine calls with the store to "
             "itself) over the block's wall time; the rest is hand-over, waiting and work "
-            "outside the store. Opens, drops: the engine handle opened and closed; refused: "
-            "opens that found another process holding the lock.",
+            "outside the store. CPU in sections: what the holders' threads ran in them. Opens, "
+            "drops: the engine handle opened and closed; refused: opens that found another "
+            "process holding the lock.",
             [
                 "subject",
                 "block ms",
                 "store busy ms",
                 "busy",
+                "CPU in sections ms",
                 "sections / write",
                 "opens",
                 "drops",
@@ -515,6 +521,7 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                     num(u["block_ns"] / 1e6),
                     num(u["section_ns"] / 1e6),
                     f"{busy(name):.0%}",
+                    num(u.get("section_cpu_ns", 0) / 1e6),
                     num(u["sections"] / block),
                     num(u["opens"]),
                     num(u["drops"]),
@@ -560,7 +567,8 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             f"Each round, each subject writes {block} new items into a fresh copy of a "
             f"{tp['items']:,}-item store; subjects interleaved. Tasks: one `asyncio.gather`; "
             f"threads: {tp['workers']} threads sharing one store object; processes: "
-            f"{tp['workers']} worker processes on the same path. Block times in ms; ratio = sequential / subject.",
+            f"{tp['workers']} worker processes on the same path. Block times in ms; "
+            "ratio = sequential / subject.",
             ["subject", "median ms", "p99 ms", "writes / s", "vs sequential"],
             [
                 [

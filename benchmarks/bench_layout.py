@@ -7,11 +7,11 @@ AutoGen: ``memories`` memories of ``items`` items each, written one item per
 commit in turn (memory 1's first item, memory 2's first item, ...), as the
 adapter writes them, in both layouts: the default (no ``store_path``: one
 store per memory under ``./mnemosyne``) and one shared ``store_path``. Then,
-interleaved, one ``add`` per round to the next memory of each layout, to a lone
-memory of ``items`` items in a directory of its own (read just before, so its
-handle is open), and to another such memory left idle before each add (so its handle has closed, as every memory's has in
-the default layout, where each is used once per ``memories`` rounds), with bytes
-on disk before and after.
+interleaved, one ``add`` per round to the next memory of each layout; to a
+lone memory of ``items`` items in a directory of its own, read just before so
+its handle is open; and to another such memory left idle before each add, so
+its handle has closed (as every memory's has in the default layout, where
+each is used once every ``memories`` rounds). Bytes on disk before and after.
 
 LangGraph: ``memories`` namespaces ``("memories", f"u{n}")`` of ``items`` items
 each, in a store sharded by ``shard_depth=2`` and in one unsharded store, and a

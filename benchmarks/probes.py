@@ -12,8 +12,9 @@ the rest of the process:
   process holds the file lock) and every closing (``drop``).
 
 Each record carries the label the recording thread had set (:attr:`Probe.label`)
-when the span ended, so figures can be split per operation. A turn also records
-the CPU time its thread used, which tells running from waiting for a CPU.
+when the span ended, so figures can be split per operation. Sections and turns
+also record the CPU time their thread used, which tells running from waiting
+(for a CPU, the GIL or the disk).
 """
 
 from __future__ import annotations
@@ -102,6 +103,10 @@ class Probe:
         pool = self._pool(kind, label)
         return len(pool), sum(span.took for span in pool)
 
+    def total_cpu(self, kind: str, label: str | None = None) -> int:
+        """The summed thread CPU ns of the spans of ``kind`` (under ``label``, or any)."""
+        return sum(max(span.cpu, 0) for span in self._pool(kind, label))
+
     def clear(self) -> None:
         self.spans.clear()
 
@@ -117,7 +122,7 @@ def install() -> Probe:
     probe = _probe = Probe()
     clock = time.perf_counter_ns
     cpu = time.thread_time_ns
-    section_start: dict[int, int] = {}
+    section_start: dict[int, tuple[int, int]] = {}
     turn_start: dict[int, tuple[int, int]] = {}
 
     original_call = handles._Engine._call
@@ -150,13 +155,13 @@ def install() -> Probe:
     def enter(self: Any, create: bool) -> bool:
         entered = original_enter(self, create)
         if entered:
-            section_start[id(self)] = clock()
+            section_start[id(self)] = (clock(), cpu())
         return entered
 
     def leave(self: Any) -> None:
         started = section_start.pop(id(self), None)
         if started is not None:
-            probe.record("section", clock() - started)
+            probe.record("section", clock() - started[0], cpu() - started[1])
         original_leave(self)
 
     def give(self: Any) -> None:

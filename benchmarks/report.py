@@ -194,7 +194,8 @@ def main() -> None:
     lines = header(results) + targets_section(found) + body
     (results_dir / "SUMMARY.md").write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     print(
-        f"wrote {results_dir / 'SUMMARY.md'} and {sum(bool(s.charts) for s in summaries.values())} charts"
+        f"wrote {results_dir / 'SUMMARY.md'} and "
+        f"{sum(bool(s.charts) for s in summaries.values())} charts"
     )
 
 

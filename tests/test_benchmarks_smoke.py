@@ -18,7 +18,7 @@ WORKLOADS = {
     "concurrency": {"throughput", "stalls"},
     "layout": {"autogen", "langgraph"},
     "history": {"reads"},
-    "autogen": {"add", "read", "read_foreign", "engine", "turn", "footprint", "profiles"},
+    "autogen": {"add", "read", "read_foreign", "turn", "footprint", "profiles"},
     "langgraph": {"ops", "profiles"},
     "mcp": {"round_trips"},
 }
