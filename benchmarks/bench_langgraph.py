@@ -24,13 +24,20 @@ from typing import Any
 
 import mnem
 from harness import (
+    Chart,
     Scratch,
     Step,
+    Summary,
+    Target,
     clock_sync,
     execute,
     interleave,
+    ms,
+    profile_line,
+    profile_table,
     progress,
     ratio,
+    ratio_table,
     summary,
     top_functions,
 )
@@ -181,6 +188,70 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         rows.extend(await bench_size(scratch, plan, n))
     report("profiles")
     return {"ops": rows, "profiles": bench_profiles(scratch, plan)}
+
+
+def summarize(found: dict[str, Any]) -> Summary:
+    out = Summary()
+    for op in ("put", "get"):
+        row = max(
+            (r for r in found["ops"] if r["op"] == op),
+            key=lambda r: r["ratios"]["mnemosyne/sqlite"],
+        )
+        subjects = row["subjects"]
+        why = (
+            f"At n={row['n']:,}: `MnemosyneStore.{op}` {ms(subjects['mnemosyne']['median_ms'])}, "
+            f"`SqliteStore.{op}` {ms(subjects['sqlite']['median_ms'])}."
+        )
+        if op == "put":
+            raw = subjects["raw_commit"]["median_ms"]
+            why += (
+                f" A put is one engine commit; the raw commit of the same node costs {ms(raw)} "
+                "here (every commit rewrites the store's whole state map and fsyncs); the "
+                f"adapter adds {ms(subjects['mnemosyne']['median_ms'] - raw)}."
+            )
+        for name, rows in found["profiles"].items():
+            if name.startswith(op):
+                why += f" cProfile of {name}, own time per call: {profile_line(rows)}."
+        out.targets.append(
+            Target(
+                f"LangGraph `{op}` ≤ 2x `SqliteStore`",
+                row["ratios"]["mnemosyne/sqlite"],
+                2.0,
+                "x",
+                f"n={row['n']:,}",
+                why,
+            )
+        )
+    out.tables.append(
+        ratio_table(
+            "LangGraph `put` / `get` / `search`",
+            "`n` items in ten namespaces; a put updates an existing item; search is a namespace "
+            "prefix with a filter, limit 10. `SqliteStore` is file-backed. Medians.",
+            sorted(found["ops"], key=lambda r: (r["op"], r["n"])),
+            ["n", "op"],
+            ["mnemosyne", "sqlite", "in_memory", "raw_commit"],
+        )
+    )
+    out.tables += [
+        profile_table(f"Profile: langgraph {k}", v) for k, v in found["profiles"].items()
+    ]
+    out.charts.append(
+        Chart(
+            "LangGraph put / get (median ms)",
+            "items in store",
+            "ms",
+            {
+                f"{subject} {op}": [
+                    (r["n"], r["subjects"][subject]["median_ms"])
+                    for r in found["ops"]
+                    if r["op"] == op
+                ]
+                for op in ("put", "get")
+                for subject in ("mnemosyne", "sqlite", "in_memory")
+            },
+        )
+    )
+    return out
 
 
 def main() -> None:

@@ -21,8 +21,10 @@ from typing import Any
 
 import mnem
 from harness import (
+    Chart,
     Scratch,
     Step,
+    Summary,
     clock,
     clock_sync,
     execute,
@@ -30,6 +32,7 @@ from harness import (
     interleave,
     progress,
     ratio,
+    ratio_table,
     summary,
 )
 from mcp import Client, StdioServerParameters
@@ -114,6 +117,33 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         report(f"remember/recall over stdio: n={n}")
         rows.append(await bench_size(scratch, plan, n))
     return {"round_trips": rows}
+
+
+def summarize(found: dict[str, Any]) -> Summary:
+    rows = found["round_trips"]
+    return Summary(
+        tables=[
+            ratio_table(
+                "MCP round trips over stdio",
+                "`python -m mnem_mcp --store DIR` spawned by the `mcp` client; `floor` is "
+                "`list_prompts` (no store access: the transport's cost); `raw commit` is "
+                "`mnem.agents.remember` on an identical store in the benchmark process. Medians.",
+                rows,
+                ["n"],
+            )
+        ],
+        charts=[
+            Chart(
+                "MCP over stdio (median ms)",
+                "nodes in store",
+                "ms",
+                {
+                    name: [(r["n"], r["subjects"][name]["median_ms"]) for r in rows]
+                    for name in rows[0]["subjects"]
+                },
+            )
+        ],
+    )
 
 
 def main() -> None:

@@ -24,9 +24,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ PACKAGES = (
     "langgraph-checkpoint",
     "langgraph-checkpoint-sqlite",
     "mcp",
-    "pillow",
+    "matplotlib",
 )
 
 Step = Callable[[int], Awaitable[int]]
@@ -100,6 +101,33 @@ def machine() -> dict[str, Any]:
 def load_average() -> list[float]:
     """The 1, 5 and 15 minute load averages (other work on the machine shows here)."""
     return [round(x, 2) for x in os.getloadavg()]
+
+
+class LoadSampler:
+    """The 1-minute load average, sampled every few seconds while a script runs."""
+
+    def __init__(self, every: float = 5.0) -> None:
+        self._samples = [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            self._samples.append(os.getloadavg()[0])
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> dict[str, float]:
+        found = self._samples
+        return {
+            "min": round(min(found), 2),
+            "mean": round(sum(found) / len(found), 2),
+            "max": round(max(found), 2),
+            "samples": len(found),
+        }
 
 
 def _git_state() -> dict[str, Any]:
@@ -154,6 +182,138 @@ def ratio(
 ) -> float:
     """``subject[key] / reference[key]``, rounded for the record."""
     return round(subject[key] / reference[key], 3)
+
+
+# --- what a script reports (rendered by report.py) ----------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target of an issue: the measured value against its limit, and why if missed."""
+
+    label: str
+    measured: float | None
+    """``None`` when there is nothing to measure (``why`` says why)."""
+    limit: float
+    unit: str
+    """``"x"`` for a ratio, ``"ms"`` for a duration."""
+    where: str
+    why: str = ""
+    higher_is_better: bool = False
+
+    @property
+    def met(self) -> bool | None:
+        if self.measured is None:
+            return None
+        if self.higher_is_better:
+            return self.measured >= self.limit
+        return self.measured <= self.limit
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    note: str
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One panel: lines of (x, y) points on log axes (unless ``linear``), or grouped bars.
+
+    With ``categories``, x is an index into them and each series is one bar per category.
+    """
+
+    title: str
+    xlabel: str
+    ylabel: str
+    series: dict[str, list[tuple[float, float]]]
+    linear: bool = False
+    categories: list[str] | None = None
+
+
+@dataclass
+class Summary:
+    """What a script's results say: targets, tables and chart panels."""
+
+    targets: list[Target] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+
+
+def ms(value: float) -> str:
+    """A duration given in ms, to three significant digits (shown in µs below 0.001 ms)."""
+    return f"{value:.3g} ms" if value >= 0.001 else f"{value * 1000:.3g} µs"
+
+
+def num(value: float) -> str:
+    """A number with three significant digits (thousands grouped above 1,000)."""
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def times(value: float) -> str:
+    return f"{num(value)}x"
+
+
+def cell(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value).replace("_", " ")
+    return f"{value:,}" if isinstance(value, int) else num(value)
+
+
+def ratio_table(
+    title: str,
+    note: str,
+    rows: list[dict[str, Any]],
+    keys: list[str],
+    subjects: list[str] | None = None,
+    ratios: list[str] | None = None,
+) -> Table:
+    """Workload rows as a table: their ``keys``, each subject's median ms, then each ratio."""
+    subjects = subjects or list(rows[0]["subjects"])
+    ratios = ratios if ratios is not None else list(rows[0]["ratios"])
+    return Table(
+        title,
+        note,
+        [*keys, *(f"{s.replace('_', ' ')} ms" for s in subjects), *ratios],
+        [
+            [cell(row[key]) for key in keys]
+            + [
+                num(row["subjects"][s]["median_ms"]) if s in row["subjects"] else ""
+                for s in subjects
+            ]
+            + [times(row["ratios"][q]) if q in row["ratios"] else "" for q in ratios]
+            for row in rows
+        ],
+    )
+
+
+def profile_table(title: str, rows: list[dict[str, Any]]) -> Table:
+    """A cProfile top list (from :func:`top_functions`) as a table."""
+    return Table(
+        title,
+        "cProfile, own time per profiled call (cProfile slows Python code more than engine "
+        "calls: read as proportions).",
+        ["function", "calls / op", "own ms / op", "cumulative ms / op"],
+        [
+            [
+                f"`{r['function']}`",
+                f"{r['calls_per_op']:g}",
+                num(r["own_ms_per_op"]),
+                num(r["cumulative_ms_per_op"]),
+            ]
+            for r in rows
+        ],
+    )
+
+
+def profile_line(rows: list[dict[str, Any]], count: int = 4) -> str:
+    """The top rows of a profile, as one readable line."""
+    return "; ".join(
+        f"`{row['function']}` x{row['calls_per_op']:g} {ms(row['own_ms_per_op'])}"
+        for row in rows[:count]
+    )
 
 
 # --- timing -------------------------------------------------------------------------
@@ -305,16 +465,33 @@ def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
 
 
 def disk_bytes(path: Path) -> int:
-    """Bytes of every file under ``path``."""
+    """Bytes of every file under ``path`` (their sizes, as ``ls -l`` shows them)."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def allocated_bytes(path: Path) -> int:
+    """Bytes the filesystem allocated for every file under ``path`` (as ``du`` counts them)."""
+    return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file())
 
 
 def child_json(args: list[str]) -> dict[str, Any]:
     """Run this Python on ``args`` and parse the JSON object it prints last on stdout."""
-    done = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, check=True, cwd=REPO
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return children_json([args])[0]
+
+
+def children_json(runs: list[list[str]]) -> list[dict[str, Any]]:
+    """:func:`child_json` for several processes at once (for figures that timing cannot spoil)."""
+    procs = [
+        subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True, cwd=REPO)
+        for args in runs
+    ]
+    found = []
+    for args, proc in zip(runs, procs, strict=True):
+        out, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise subprocess.CalledProcessError(proc.returncode, args, out)
+        found.append(json.loads(out.strip().splitlines()[-1]))
+    return found
 
 
 def execute(
@@ -335,12 +512,15 @@ def execute(
         "plan": asdict(plan),
     }
     scratch = Scratch(args.workdir)
+    load = LoadSampler()
     try:
         result["workloads"] = run(workloads(scratch, plan))
     finally:
+        load.stop()
         scratch.close()
     result["elapsed_s"] = round(time.monotonic() - started, 1)
     result["machine"]["load_average_after"] = load_average()
+    result["machine"]["load_during"] = load.summary()
     path = write_result(args.out, name, result)
     report = functools.partial(progress, f"bench_{name}")
     report(f"done in {result['elapsed_s']} s: {path}")

@@ -15,7 +15,14 @@ import time
 
 from harness import BENCH_DIR, parser, progress
 
-SCRIPTS = ("bench_autogen.py", "bench_langgraph.py", "bench_mcp.py")
+SCRIPTS = (
+    "bench_concurrency.py",
+    "bench_layout.py",
+    "bench_history.py",
+    "bench_autogen.py",
+    "bench_langgraph.py",
+    "bench_mcp.py",
+)
 
 
 def main() -> None:
@@ -28,7 +35,7 @@ def main() -> None:
         progress("run_all", f"{script} ...")
         subprocess.run([sys.executable, str(BENCH_DIR / script), *flags], check=True)
     subprocess.run(
-        [sys.executable, str(BENCH_DIR / "render.py"), "--results", str(args.out)], check=True
+        [sys.executable, str(BENCH_DIR / "report.py"), "--results", str(args.out)], check=True
     )
     progress("run_all", f"all benchmarks done in {time.monotonic() - started:.0f} s")
 

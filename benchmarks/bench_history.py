@@ -1,0 +1,502 @@
+"""History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, in every adapter.
+
+    uv run python benchmarks/bench_history.py            # full run, writes results/history.json
+    uv run python benchmarks/bench_history.py --smoke    # tiny sizes, seconds
+
+One store per adapter, in its own format, holding 100 nodes over ``commits``
+commits: the first commit writes all of them, every later one rewrites one of
+99 (the anchor is never rewritten, so asking about it walks the whole chain,
+the worst case). Each adapter runs in a process of its own; each operation's
+first call, on a fresh adapter object with the kit's history caches emptied,
+is the *cold* figure; the same call repeated gives the *warm* ones. While the
+cold call runs, another caller in that process (a task of the same loop, or a
+thread beside a blocking read) asks for the store every 2 ms, so the read has
+to let others in: the longest span it kept its turn (``probes``) is its
+longest continuous hold of the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import cProfile
+import functools
+import json
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mnem
+from autogen_core.memory import MemoryContent, MemoryMimeType
+from autogen_items import NAME, own_id
+from harness import (
+    BENCH_DIR,
+    Chart,
+    Scratch,
+    Summary,
+    Table,
+    Target,
+    child_json,
+    execute,
+    num,
+    profile_line,
+    profile_table,
+    progress,
+    summary,
+    top_functions,
+)
+
+report = functools.partial(progress, "bench_history")
+
+NODES = 100
+ADAPTERS = ("autogen", "langgraph", "mcp")
+OPS = {
+    "autogen": ("why", "history", "when_did"),
+    "langgraph": ("why", "history"),
+    "mcp": ("why", "history", "when_did"),
+}
+WARM_LIMIT_MS = {"why": 50.0, "history": 50.0, "when_did": 200.0}
+HOLD_LIMIT_MS = 60.0
+PROFILED = 3
+"""Warm calls profiled with cProfile after the timed ones."""
+CALLS = {
+    "autogen": {
+        "why": "`memory.why(item 1)`",
+        "history": "`memory.history()` (every commit)",
+        "when_did": "`memory.when_did(newest rev >= half)`",
+    },
+    "langgraph": {
+        "why": "`store.why(ns, 'k0')`",
+        "history": "`store.history()` (every commit)",
+    },
+    "mcp": {
+        "why": "tool `why('anchor')`",
+        "history": "tool `history('anchor', limit=20)`",
+        "when_did": "tool `when_did('anchor', present)`",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    commits: int
+    warm_reps: int
+
+
+FULL = Plan(commits=3_000, warm_reps=10)
+SMOKE = Plan(commits=40, warm_reps=3)
+
+
+# --- the stores -------------------------------------------------------------------
+
+
+def text(rev: int) -> dict[str, Any]:
+    from mnem_autogen import codec
+
+    return codec.encode(MemoryContent(content=f"fact rev {rev}", mime_type=MemoryMimeType.TEXT))
+
+
+def build_autogen(path: Path, commits: int) -> None:
+    """Items 1..100 of memory ``NAME`` in the first commit, then one item rewritten per commit."""
+    path.mkdir(parents=True)
+    engine = mnem.init(path)
+    for seq in range(1, NODES + 1):
+        engine.add(own_id(seq), text(0))
+    engine.commit("add 100 items", author="mnem-autogen")
+    for rev in range(1, commits):
+        node = own_id(2 + rev % (NODES - 1))
+        engine.add(node, text(rev))
+        engine.commit(f"add {node}", author="mnem-autogen")
+
+
+def build_langgraph(path: Path, commits: int) -> None:
+    """The same shape through ``MnemosyneStore``: one batch of 100 puts, then one put per commit."""
+    from langgraph.store.base import PutOp
+
+    from mnem_langgraph import MnemosyneStore
+
+    with MnemosyneStore(path) as store:
+        store.batch([PutOp(("bench",), f"k{i}", {"rev": 0}) for i in range(NODES)])
+        for rev in range(1, commits):
+            store.put(("bench",), f"k{1 + rev % (NODES - 1)}", {"rev": rev})
+
+
+def build_mcp(path: Path, commits: int) -> None:
+    """Plain nodes as ``remember`` writes them: ``anchor`` and 99 others, then one per commit."""
+    path.mkdir(parents=True)
+    engine = mnem.init(path)
+    engine.add("anchor", "first")
+    for i in range(1, NODES):
+        engine.add(f"n{i}", {"rev": 0})
+    engine.commit("remember 100 nodes", author="mnem-mcp")
+    for rev in range(1, commits):
+        node = f"n{1 + rev % (NODES - 1)}"
+        engine.add(node, {"rev": rev})
+        engine.commit(f"remember {node}", author="mnem-mcp")
+
+
+BUILDERS = {"autogen": build_autogen, "langgraph": build_langgraph, "mcp": build_mcp}
+
+
+# --- the child process: one operation, cold then warm --------------------------------
+
+
+Call = Callable[[], Awaitable[Any]]
+
+
+async def operation(
+    adapter: str, op: str, store: str, commits: int, stack: contextlib.AsyncExitStack
+) -> Call:
+    """The call under test, on a fresh adapter object."""
+    if adapter == "autogen":
+        from mnem_autogen import MnemosyneMemory
+
+        memory = MnemosyneMemory(NAME, store)
+        stack.push_async_callback(memory.close)
+        half = commits // 2
+
+        def newest_is_past_half(items: list[MemoryContent]) -> bool:
+            return any(int(str(item.content).rsplit(" ", 1)[1]) >= half for item in items)
+
+        calls: dict[str, Call] = {
+            "why": lambda: memory.why(own_id(1)),
+            "history": memory.history,
+            "when_did": lambda: memory.when_did(newest_is_past_half),
+        }
+        return calls[op]
+    if adapter == "langgraph":
+        from mnem_langgraph import MnemosyneStore
+
+        graph_store = MnemosyneStore(store)
+        stack.callback(graph_store.close)
+        sync_calls: dict[str, Callable[[], Any]] = {
+            "why": lambda: graph_store.why(("bench",), "k0"),
+            "history": graph_store.history,
+        }
+        sync_call = sync_calls[op]
+
+        async def blocking() -> Any:
+            return sync_call()
+
+        return blocking
+    from mcp import Client
+
+    from mnem_mcp import StoreSettings, build_server
+
+    server = build_server(StoreSettings(path=store))
+    stack.callback(server.service.close)
+    client = await stack.enter_async_context(Client(server))
+    arguments = {
+        "why": {"node_id": "anchor"},
+        "history": {"node_id": "anchor", "limit": 20},
+        "when_did": {"node_id": "anchor", "condition": "present"},
+    }[op]
+
+    async def tool() -> Any:
+        result = await client.call_tool(op, arguments)
+        if result.is_error:
+            raise RuntimeError(f"{op} failed: {result.content}")
+        return result
+
+    return tool
+
+
+class Contender:
+    """Another caller that wants the store every 2 ms for an empty session; its waits.
+
+    Beside an async read it is a task of the same event loop; beside a blocking read,
+    a thread. (A thread beside an async read is not a fair probe of the read: engine
+    calls never release the GIL, and such a thread was seen to get no chance to ask
+    for hundreds of milliseconds.)
+    """
+
+    def __init__(self, store: str, *, thread: bool) -> None:
+        from mnem_adapter_kit import attach
+
+        self._client = attach(store, create=False)
+        self._stop = threading.Event()
+        self.waits_ns: list[int] = []
+        self._thread = threading.Thread(target=self._run, daemon=True) if thread else None
+        self._task: asyncio.Task[None] | None = None
+
+    def _run(self) -> None:
+        from probes import install
+
+        install().label = "contender"
+        while not self._stop.wait(0.002):
+            started = time.perf_counter_ns()
+            with self._client.session():
+                pass
+            self.waits_ns.append(time.perf_counter_ns() - started)
+
+    async def _arun(self) -> None:
+        while not self._stop.is_set():
+            await asyncio.sleep(0.002)
+            started = time.perf_counter_ns()
+            async with self._client.asession():
+                pass
+            self.waits_ns.append(time.perf_counter_ns() - started)
+
+    async def __aenter__(self) -> Contender:
+        if self._thread is not None:
+            self._thread.start()
+        else:
+            self._task = asyncio.ensure_future(self._arun())
+        await asyncio.sleep(0.01)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self._task is not None:
+            await self._task
+        self._client.close()
+
+
+def forget_history_caches() -> None:
+    """Empty the kit's per-process history caches, so the next read starts cold."""
+    from mnem_adapter_kit import history
+
+    for cache in vars(history).values():
+        if isinstance(cache, history._Lru):
+            with cache._lock:
+                cache._items.clear()
+                cache._weight = 0
+
+
+async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[str, Any]]:
+    """Every operation of ``adapter``: cold (fresh object, empty caches), then ``reps`` warm."""
+    from probes import Span, install
+
+    probe = install()
+    rows = []
+    for op in OPS[adapter]:
+        forget_history_caches()
+        probe.clear()
+        async with contextlib.AsyncExitStack() as stack:
+            call = await operation(adapter, op, store, commits, stack)
+            async with Contender(store, thread=adapter == "langgraph") as contender:
+                probe.label = "cold"
+                started = time.perf_counter_ns()
+                await call()
+                cold = time.perf_counter_ns() - started
+            probe.label = "warm"
+            warm = []
+            for _ in range(reps):
+                started = time.perf_counter_ns()
+                await call()
+                warm.append(time.perf_counter_ns() - started)
+            profile = cProfile.Profile()
+            for _ in range(PROFILED):
+                profile.enable()
+                await call()
+                profile.disable()
+        calls = sum(v["calls"] for v in probe.engine_totals("warm").values())
+        hold = probe.longest_span("turn", "cold")
+        inside = probe.within("call", hold.end - hold.took, hold.end)
+        longest_inside = max(inside, key=lambda found: found[1], default=(Span(0, 0), 0))
+        rows.append(
+            {
+                "adapter": adapter,
+                "op": op,
+                "cold_ms": round(cold / 1e6, 3),
+                "warm": summary(warm),
+                "warm_max_ms": round(max(warm) / 1e6, 3),
+                "hold_ms": round(hold.took / 1e6, 3),
+                "hold_parts_ms": {
+                    "thread_cpu": round(hold.cpu / 1e6, 3),
+                    "engine_calls": round(sum(covered for _, covered in inside) / 1e6, 3),
+                    "calls": len(inside),
+                    "longest_call": longest_inside[0].what,
+                    "longest_call_ms": round(longest_inside[1] / 1e6, 3),
+                },
+                "section_ms": round(probe.longest("section", "cold") / 1e6, 3),
+                "contender_wait_max_ms": round(max(contender.waits_ns, default=0) / 1e6, 3),
+                "contender_reads": len(contender.waits_ns),
+                "cold_engine": probe.engine_totals("cold"),
+                "warm_engine_calls": round(calls / reps, 2),
+                "warm_profile": top_functions(profile, PROFILED),
+            }
+        )
+    return rows
+
+
+# --- the run --------------------------------------------------------------------------
+
+
+async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+    rows = []
+    for adapter in ADAPTERS:
+        report(f"{adapter}: building a store of {plan.commits:,} commits")
+        started = time.monotonic()
+        template = scratch.template(
+            adapter, lambda path, a=adapter: BUILDERS[a](path, plan.commits)
+        )
+        built = round(time.monotonic() - started, 1)
+        store = scratch.copy(template)
+        report(f"{adapter}: {', '.join(OPS[adapter])}, cold then warm, in a process of its own")
+        found = child_json(
+            [
+                str(BENCH_DIR / "bench_history.py"),
+                "--child",
+                adapter,
+                str(store),
+                str(plan.commits),
+                str(plan.warm_reps),
+            ]
+        )
+        rows.extend({**row, "build_s": built} for row in found["reads"])
+        scratch.discard(store)
+    return {"commits": plan.commits, "nodes": NODES, "reads": rows}
+
+
+def summarize(workloads: dict[str, Any]) -> Summary:
+    rows = workloads["reads"]
+    commits = workloads["commits"]
+    found = Summary()
+    for row in rows:
+        warm = row["warm"]["median_ms"]
+        limit = WARM_LIMIT_MS[row["op"]]
+        why = ""
+        if warm > limit:
+            why = (
+                f"Warm, the call makes {row['warm_engine_calls']:g} engine call(s): the time is "
+                f"Python. cProfile of a warm call, own time: {profile_line(row['warm_profile'])}."
+            )
+        found.targets.append(
+            Target(
+                f"warm `{row['op']}` ≤ {limit:g} ms at {commits:,} commits, {row['adapter']}",
+                warm,
+                limit,
+                "ms",
+                CALLS[row["adapter"]][row["op"]],
+                why,
+            )
+        )
+    found.targets.append(
+        Target(
+            "LangGraph `when_did` at 3,000 commits",
+            None,
+            WARM_LIMIT_MS["when_did"],
+            "ms",
+            "not measured",
+            "`MnemosyneStore` has no `when_did`: LangGraph's adapter offers `why`, `history` "
+            "and `get_at` only, so there is nothing to time.",
+        )
+    )
+    worst = max(rows, key=lambda r: r["hold_ms"])
+    found.targets.append(
+        Target(
+            f"longest continuous hold of the store by a read at {commits:,} commits ≤ "
+            f"{HOLD_LIMIT_MS:g} ms",
+            worst["hold_ms"],
+            HOLD_LIMIT_MS,
+            "ms",
+            f"{worst['adapter']} `{worst['op']}`, cold",
+            "" if worst["hold_ms"] <= HOLD_LIMIT_MS else _hold_why(rows),
+        )
+    )
+    found.tables.append(
+        Table(
+            f"History at {commits:,} commits",
+            f"A store of {workloads['nodes']} nodes per adapter, one process per adapter. Cold: "
+            "the first call on a fresh adapter object with the kit's history caches emptied; "
+            "warm: the median (and max) of the repeats. Hold: the longest span the cold call "
+            "kept its turn while another caller of its process (a task of its loop; a thread "
+            "beside LangGraph's blocking reads) asked for the store every 2 ms; hold on "
+            "CPU: the CPU time its thread used in that span (the rest it waited for a CPU); "
+            "section: the longest run of engine calls without "
+            "a pause; the other reader's longest wait beside. ms.",
+            [
+                "adapter",
+                "operation",
+                "cold",
+                "warm median",
+                "warm max",
+                "hold",
+                "hold on CPU",
+                "section",
+                "other reader's longest wait",
+                "cold: engine time",
+            ],
+            [
+                [
+                    r["adapter"],
+                    CALLS[r["adapter"]][r["op"]],
+                    num(r["cold_ms"]),
+                    num(r["warm"]["median_ms"]),
+                    num(r["warm_max_ms"]),
+                    num(r["hold_ms"]),
+                    num(r["hold_parts_ms"]["thread_cpu"]),
+                    num(r["section_ms"]),
+                    num(r["contender_wait_max_ms"]),
+                    _engine_line(r["cold_engine"]),
+                ]
+                for r in rows
+            ],
+        )
+    )
+    found.tables += [
+        profile_table(f"Profile: {r['adapter']} `{r['op']}`, warm", r["warm_profile"])
+        for r in rows
+        if r["warm"]["median_ms"] > WARM_LIMIT_MS[r["op"]]
+    ]
+    labels = [f"{r['adapter']}\n{r['op']}" for r in rows]
+    found.charts.append(
+        Chart(
+            f"history reads at {commits:,} commits (ms, log)",
+            "",
+            "ms",
+            {
+                "cold": [(i, r["cold_ms"]) for i, r in enumerate(rows)],
+                "warm median": [(i, r["warm"]["median_ms"]) for i, r in enumerate(rows)],
+                "hold": [(i, r["hold_ms"]) for i, r in enumerate(rows)],
+            },
+            categories=labels,
+        )
+    )
+    return found
+
+
+def _engine_line(engine: dict[str, dict[str, float]]) -> str:
+    parts = [
+        f"`{name}` x{found['calls']} {num(found['total_ms'])} ms"
+        for name, found in list(engine.items())[:3]
+    ]
+    return "; ".join(parts)
+
+
+def _hold_why(rows: list[dict[str, Any]]) -> str:
+    over = [r for r in rows if r["hold_ms"] > HOLD_LIMIT_MS]
+    parts = []
+    for row in sorted(over, key=lambda r: -r["hold_ms"]):
+        hold = row["hold_parts_ms"]
+        parts.append(
+            f"{row['adapter']} `{row['op']}` {num(row['hold_ms'])} ms (its thread ran "
+            f"{num(hold['thread_cpu'])} ms of it; {hold['calls']} engine calls took "
+            f"{num(hold['engine_calls'])} ms, the longest `{hold['longest_call']}` "
+            f"{num(hold['longest_call_ms'])} ms)"
+        )
+    return (
+        "A walk keeps its turn until 50 ms have passed and someone waits, then lets go at its "
+        "next pause, so a hold is about 50 ms plus the step in progress; one engine call cannot "
+        "be cut. Holds over the limit: " + "; ".join(parts) + "."
+    )
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        adapter, store, commits, reps = sys.argv[2:6]
+        found = asyncio.run(child(adapter, store, int(commits), int(reps)))
+        print(json.dumps({"reads": found}))
+        return
+    execute("history", __doc__ or "", FULL, SMOKE, workloads)
+
+
+if __name__ == "__main__":
+    main()
