@@ -13,10 +13,12 @@ that path holds a :class:`StoreClient` claim on it:
 * **Sections.** Code that touches the engine runs inside a section; the handle
   exists for the whole section. A :meth:`StoreClient.session` is one section; a
   :meth:`StoreClient.walk` (a long read) is many, with a pause between them.
-* **Sharing with other processes.** The handle opens on demand and closes after
-  :data:`LINGER` idle. While another process waits (:mod:`.waiting`), a holder
-  that has had the store for :data:`SLICE` lets go at the next pause and
-  gives the waiter up to :data:`COURTESY` to take it.
+* **Sharing with other processes.** The handle opens on demand. While another
+  process waits (:mod:`.waiting`), an idle holder closes it within :data:`WATCH`,
+  a reading holder lets go at the first pause after :data:`SLICE`, a holder
+  writing call after call after :data:`TURN`, and each gives the waiter up to
+  :data:`COURTESY` to take it. Nobody waiting, an idle handle closes after
+  :data:`LINGER`.
 * **Fork.** The handle never crosses ``fork()``: it is closed in the parent
   just before, after waiting for any section in progress, and reopened lazily
   on both sides. Dropping a copied handle would unlock the parent's lock.
@@ -63,13 +65,17 @@ T = TypeVar("T")
 DEFAULT_BUSY_TIMEOUT = 10.0
 """Seconds an operation waits for a store that another process holds."""
 SLICE = 0.05
-"""How long a holder keeps the store before letting a waiter in at its next pause."""
-LINGER = 0.05
-"""How long an idle handle stays open, so a burst of calls opens the store once."""
+"""How long a read keeps the store before letting a waiter in at its next pause."""
+TURN = 0.25
+"""How long a process writing call after call keeps the store while another process waits."""
+LINGER = 1.0
+"""How long an idle handle stays open when nobody else waits, so calls seconds apart reuse it."""
+WATCH = 0.05
+"""How often an idle open handle is checked for another process waiting for it."""
 COURTESY = 0.02
 """After letting go for another process, how long to leave it the store before retaking it."""
 FIRST_POLL = 0.001
-LAST_POLL = 0.008
+LAST_POLL = 0.004
 PAUSE_TURNS = 8
 """Event-loop turns an async walk leaves to other tasks at each pause.
 
@@ -248,10 +254,10 @@ class _Store:
         return held and self.signal.others_waiting()
 
     def give(self) -> None:
-        """End a turn; close the handle first if another process has waited long enough."""
+        """End a turn; close the handle first if another process has waited a whole :data:`TURN`."""
         if (
             self.engine is not None
-            and time.monotonic() - self._opened_at >= SLICE
+            and time.monotonic() - self._opened_at >= TURN
             and self.signal.others_waiting()
         ):
             with self._section:
@@ -264,10 +270,12 @@ class _Store:
         with self._watch_lock:
             if self.engine is not None and not self._watched:
                 self._watched = True
-                _reaper.watch(self, time.monotonic() + LINGER)
+                _reaper.watch(self, time.monotonic() + WATCH)
 
     def release_if_idle(self) -> float | None:
-        """Close the handle if nobody has used it for :data:`LINGER`; else when to look again.
+        """Close an idle handle if another process waits for it, or after :data:`LINGER`.
+
+        Otherwise, when to look again (every :data:`WATCH`).
 
         ``_watched`` changes only under ``_watch_lock`` and, when the handle is closed
         here, before the section is released: an operation that reopens the handle
@@ -278,14 +286,15 @@ class _Store:
                 self._watched = False
                 return None
             now = time.monotonic()
-            if self.turns.held or now < self._last_used + LINGER:
-                return max(self._last_used, now) + LINGER
+            idle = now - self._last_used
+            if self.turns.held or (idle < LINGER and not self.signal.others_waiting()):
+                return now + min(WATCH, max(LINGER - idle, 0.001))
         if not self._section.acquire(blocking=False):
-            return time.monotonic() + LINGER
+            return time.monotonic() + WATCH
         try:
             with self._watch_lock:
                 if self.turns.held:
-                    return time.monotonic() + LINGER
+                    return time.monotonic() + WATCH
                 self._drop()
                 self._watched = False
         finally:
@@ -392,7 +401,10 @@ class _Reaper:
                     self._wake.wait(delay)
                     continue
                 heapq.heappop(self._due)
-            later = store.release_if_idle()
+            try:
+                later = store.release_if_idle()
+            except OSError:  # the store's files vanished under it: look again later
+                later = time.monotonic() + WATCH
             if later is not None:
                 self.watch(store, later)
 

@@ -16,12 +16,13 @@ cancelled task stops.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar, cast
 
 import mnem
 
@@ -34,6 +35,8 @@ ChangeKind = Literal["added", "modified", "removed"]
 Walk = Generator[None, None, V]
 
 MESSAGE_NAMES = 5
+PAUSE_EVERY = 256
+"""A walk over commits it has all cached still pauses this often, to keep each hold short."""
 """How many names a generated commit message lists before "and N more"."""
 
 
@@ -72,8 +75,12 @@ class CommitRecord:
         return cls(commit.id, tuple(commit.parents), commit.time, commit.author, commit.message)
 
 
-class _Lru(Generic[K, V]):
-    """A thread-safe least-recently-used map bounded by a total weight."""
+class Lru(Generic[K, V]):
+    """A thread-safe least-recently-used map bounded by a total weight.
+
+    For results derived from immutable engine objects (keyed by commit id), which
+    adapters may cache per process as this module does.
+    """
 
     def __init__(self, budget: int, weigh: Callable[[V], int] = lambda _: 1) -> None:
         self._budget = budget
@@ -104,11 +111,12 @@ class _Lru(Generic[K, V]):
         return value
 
 
-_changes: _Lru[str, Mapping[str, ChangeKind]] = _Lru(1_000_000, lambda c: 1 + len(c))
-_chains: _Lru[str, tuple[CommitRecord, ...]] = _Lru(50_000, len)
-_states: _Lru[str, dict[str, mnem.MemoryNode]] = _Lru(200_000, lambda s: 1 + len(s))
-_node_changes: _Lru[str, tuple[mnem.NodeChange, ...]] = _Lru(200_000, lambda c: 1 + len(c))
-_origins: _Lru[tuple[str, str], mnem.Blame] = _Lru(100_000)
+_changes: Lru[str, Mapping[str, ChangeKind]] = Lru(1_000_000, lambda c: 1 + len(c))
+_chains: Lru[str, tuple[CommitRecord, ...]] = Lru(50_000, len)
+_states: Lru[str, dict[str, mnem.MemoryNode]] = Lru(200_000, lambda s: 1 + len(s))
+_node_changes: Lru[str, tuple[mnem.NodeChange, ...]] = Lru(200_000, lambda c: 1 + len(c))
+_origins: Lru[tuple[str, str], mnem.Blame] = Lru(100_000)
+_cached_reads = itertools.count(1)
 
 
 # --- single engine calls, cached ------------------------------------------------
@@ -132,6 +140,15 @@ def state(engine: mnem.Store, commit: str) -> Mapping[str, mnem.MemoryNode]:
 
 def chain(engine: mnem.Store) -> tuple[CommitRecord, ...]:
     """HEAD's first-parent chain, newest first; only commits new to this process are read."""
+    return finish(chain_of(engine))
+
+
+def chain_of(engine: mnem.Store) -> Walk[tuple[CommitRecord, ...]]:
+    """:func:`chain` as a walk: it pauses between the engine's log reads.
+
+    Without a known ancestor, the log is read in growing pieces (8, 64, 512,
+    4,096 commits, then all), so that no single read holds the store long.
+    """
     head = engine.head_commit()
     if head is None:
         return ()
@@ -149,9 +166,20 @@ def chain(engine: mnem.Store) -> tuple[CommitRecord, ...]:
         if len(batch) < limit or limit >= 4096:
             break
         limit *= 8
+        yield
     if len(batch) == limit:
+        yield
         batch = engine.log(first_parent=True)
     return _chains.put(head, tuple(CommitRecord.of(c) for c in batch))
+
+
+def finish(walk: Walk[V]) -> V:
+    """Run a walk to its end without pausing (inside one section)."""
+    while True:
+        try:
+            next(walk)
+        except StopIteration as done:
+            return cast(V, done.value)
 
 
 def record(engine: mnem.Store, commit: str) -> CommitRecord | None:
@@ -169,11 +197,13 @@ def record(engine: mnem.Store, commit: str) -> CommitRecord | None:
 
 
 def changes_of(engine: mnem.Store, commit: str) -> Walk[Mapping[str, ChangeKind]]:
-    """:func:`changes`, pausing first if it has to read the engine."""
+    """:func:`changes`, pausing first if it has to read the engine, and now and then anyway."""
     found = _changes.get(commit)
     if found is None:
         yield
         found = changes(engine, commit)
+    elif next(_cached_reads) % PAUSE_EVERY == 0:
+        yield
     return found
 
 
@@ -216,7 +246,7 @@ def commits_changing(
     ``limit``; with ``after``, only commits older than that one. Also says
     whether more such commits exist beyond the limit.
     """
-    records = chain(engine)
+    records = yield from chain_of(engine)
     if after is not None:
         ids = [entry.id for entry in records]
         records = records[ids.index(after) + 1 :] if after in ids else ()
@@ -237,7 +267,7 @@ def origin(engine: mnem.Store, node_id: str, at: str | None = None) -> Walk[mnem
 
     Raises :class:`InvalidRefError` if the node is not in memory at ``at``.
     """
-    records = chain(engine)
+    records = yield from chain_of(engine)
     start = 0
     if at is not None:
         target = engine.resolve(at)
@@ -269,7 +299,7 @@ def first_where(
     ``holds`` is assumed to stay true once true; ``None`` if it is false at HEAD.
     A bisection: one state read per probe, each probe a pause.
     """
-    records = chain(engine)
+    records = yield from chain_of(engine)
     if not records:
         return None
     oldest_first = records[::-1]
@@ -300,7 +330,7 @@ def since_when(
     and ``True`` if it held before any commit (``absent``, say); ``None`` if it
     is false at HEAD.
     """
-    records = chain(engine)
+    records = yield from chain_of(engine)
     if not records:
         return None
     yield

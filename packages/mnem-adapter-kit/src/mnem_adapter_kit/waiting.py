@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 
 try:
     import fcntl
@@ -32,6 +33,8 @@ class WaitSignal:
         self._path = os.path.join(root, STORE_DIR, SIGNAL_NAME)
         self._fd: int | None = None
         self._waiting = False
+        self._lock = threading.Lock()
+        """Held around every use of the descriptor: the reaper and a closing claim may race."""
 
     def _open(self) -> int | None:
         if self._fd is None and fcntl is not None:
@@ -41,6 +44,10 @@ class WaitSignal:
 
     def start_waiting(self) -> None:
         """Say that this process is waiting (again, if a holder's test made the last try fail)."""
+        with self._lock:
+            self._start_waiting()
+
+    def _start_waiting(self) -> None:
         fd = self._open()
         if fd is None or self._waiting:
             return
@@ -52,6 +59,10 @@ class WaitSignal:
 
     def stop_waiting(self) -> None:
         """This process has the store now (or gave up)."""
+        with self._lock:
+            self._stop_waiting()
+
+    def _stop_waiting(self) -> None:
         if self._waiting and self._fd is not None:
             with contextlib.suppress(OSError):
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
@@ -59,28 +70,31 @@ class WaitSignal:
 
     def others_waiting(self) -> bool:
         """Whether another process is waiting for the store this process holds."""
-        fd = self._open()
-        if fd is None or self._waiting:
+        with self._lock:
+            fd = self._open()
+            if fd is None or self._waiting:
+                return False
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            fcntl.flock(fd, fcntl.LOCK_UN)
             return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        except OSError:
-            return False
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
 
     def close(self) -> None:
         """Forget the file (the last claim on the store in this process is gone)."""
-        self.stop_waiting()
-        if self._fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._fd)
-            self._fd = None
+        with self._lock:
+            self._stop_waiting()
+            if self._fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._fd)
+                self._fd = None
 
     def forget_after_fork(self) -> None:
         """In a forked child: drop the inherited descriptor without unlocking the parent's lock."""
+        self._lock = threading.Lock()
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._fd)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import heapq
 import itertools
 import os
@@ -504,19 +505,28 @@ def _why(shard: Shard, engine: mnem.Store, node: str) -> kit_history.Walk[ItemOr
     )
 
 
+_item_changes: kit_history.Lru[str, StoreCommit] = kit_history.Lru(
+    200_000, lambda commit: 1 + len(commit.changes)
+)
+"""Each commit's item changes, checked on both sides, once per process (commits never change)."""
+
+
 def _item_commits(engine: mnem.Store, limit: int | None) -> kit_history.Walk[list[StoreCommit]]:
     """HEAD's commits that changed items, newest first, each change checked on both sides."""
     found: list[StoreCommit] = []
-    for record in kit_history.chain(engine):
+    records = yield from kit_history.chain_of(engine)
+    for record in records:
         if limit is not None and len(found) >= limit:
             break
-        changed = yield from kit_history.changes_of(engine, record.id)
-        if not any(map(is_item_id, changed)):
-            continue
-        sides = yield from kit_history.node_changes_of(engine, record)
-        commit = StoreCommit.of_sides(record, sides)
+        commit = _item_changes.get(record.id)
+        if commit is None:
+            changed = yield from kit_history.changes_of(engine, record.id)
+            sides: tuple[mnem.NodeChange, ...] = ()
+            if any(map(is_item_id, changed)):
+                sides = yield from kit_history.node_changes_of(engine, record)
+            commit = _item_changes.put(record.id, StoreCommit.of_sides(record, sides))
         if commit.changes:
-            found.append(commit)
+            found.append(dataclasses.replace(commit, changes=dict(commit.changes)))
     return found
 
 

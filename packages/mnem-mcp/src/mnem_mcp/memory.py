@@ -271,7 +271,8 @@ class MemoryService:
         def job(
             engine: mnem.Store,
         ) -> kit_history.Walk[tuple[list[tuple[CommitRecord, dict[str, ChangeKind]]], bool]]:
-            if after is not None and all(entry.id != after for entry in kit_history.chain(engine)):
+            records = yield from kit_history.chain_of(engine)
+            if after is not None and all(entry.id != after for entry in records):
                 raise InvalidInputError(
                     "the cursor's commit is no longer in this branch's history (the branch was "
                     "switched); leave 'cursor' out to start from the newest commit"
