@@ -259,14 +259,14 @@ class Contender:
 
 
 def forget_history_caches() -> None:
-    """Empty the kit's per-process history caches, so the next read starts cold."""
+    """Empty the per-process history caches (the kit's and LangGraph's), so reads start cold."""
     from mnem_adapter_kit import history
+    from mnem_langgraph import store
 
-    for cache in vars(history).values():
-        if isinstance(cache, history._Lru):
-            with cache._lock:
-                cache._items.clear()
-                cache._weight = 0
+    for module in (history, store):
+        for cache in vars(module).values():
+            if isinstance(cache, history.Lru):
+                cache.clear()
 
 
 async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[str, Any]]:

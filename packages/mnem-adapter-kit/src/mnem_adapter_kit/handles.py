@@ -66,7 +66,7 @@ DEFAULT_BUSY_TIMEOUT = 10.0
 """Seconds an operation waits for a store that another process holds."""
 SLICE = 0.05
 """How long a read keeps the store before letting a waiter in at its next pause."""
-TURN = 0.25
+TURN = 0.5
 """How long a process writing call after call keeps the store while another process waits."""
 LINGER = 1.0
 """How long an idle handle stays open when nobody else waits, so calls seconds apart reuse it."""

@@ -97,6 +97,12 @@ class Lru(Generic[K, V]):
             self._items.move_to_end(key)
             return found[0]
 
+    def clear(self) -> None:
+        """Forget everything (for measuring cold reads)."""
+        with self._lock:
+            self._items.clear()
+            self._weight = 0
+
     def put(self, key: K, value: V) -> V:
         weight = self._weigh(value)
         with self._lock:
