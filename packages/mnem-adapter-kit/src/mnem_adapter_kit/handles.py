@@ -488,11 +488,7 @@ class StoreClient:
         since = time.monotonic()
         store.turns.take(self.busy_timeout)
         try:
-            poll = FIRST_POLL
-            while not store.enter(self.create):
-                store.check_wait(since, self.busy_timeout)
-                time.sleep(poll)
-                poll = min(poll * 2, LAST_POLL)
+            self._enter(store, since)
             engine = _Engine(store)
             try:
                 with store.translated():
@@ -525,7 +521,16 @@ class StoreClient:
         finally:
             store.give()
 
+    def _enter(self, store: _Store, since: float) -> None:
+        """Begin a section, polling while another process holds the lock (bounded)."""
+        poll = FIRST_POLL
+        while not store.enter(self.create):
+            store.check_wait(since, self.busy_timeout)
+            time.sleep(poll)
+            poll = min(poll * 2, LAST_POLL)
+
     async def _aenter(self, store: _Store, since: float) -> None:
+        """:meth:`_enter`, polling with ``asyncio.sleep``."""
         poll = FIRST_POLL
         while not store.enter(self.create):
             store.check_wait(since, self.busy_timeout)
@@ -546,11 +551,7 @@ class StoreClient:
                 try:
                     started = time.monotonic()
                     while True:
-                        poll = FIRST_POLL
-                        while not store.enter(self.create):
-                            store.check_wait(since, self.busy_timeout)
-                            time.sleep(poll)
-                            poll = min(poll * 2, LAST_POLL)
+                        self._enter(store, since)
                         try:
                             done, value = _run_slice(store, steps, one_step=False)
                         finally:
