@@ -58,6 +58,7 @@ from langgraph.store.base import PutOp
 from probes import Probe, install
 
 from mnem_adapter_kit import Scope, describe
+from mnem_adapter_kit.handles import LINGER
 from mnem_autogen import MnemosyneMemory, codec
 from mnem_autogen.memory import default_store_path
 from mnem_langgraph import MnemosyneStore
@@ -65,8 +66,8 @@ from mnem_langgraph import MnemosyneStore
 report = functools.partial(progress, "bench_layout")
 
 ADD_LIMIT = 1.3
-IDLE_S = 0.15
-"""Untimed pause before each add of the idle lone memory: longer than the kit's LINGER."""
+IDLE_S = LINGER + 0.2
+"""Untimed pause before each add of the idle lone memory: past the kit's LINGER, so it reopens."""
 DISK_LIMIT = 0.15
 PUT_LIMIT = 1.5
 
