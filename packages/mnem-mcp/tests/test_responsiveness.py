@@ -27,6 +27,7 @@ from typing import Any
 import mnem
 import pytest
 from mcp import Client, StdioServerParameters
+
 from mnem_adapter_kit.waiting import WaitSignal
 
 COMMITS = 3_000
