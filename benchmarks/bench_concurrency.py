@@ -465,8 +465,8 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 higher_is_better=True,
             )
         )
-    longest = stalls["longest_engine_call_ms"]
-    for name, row in stalls["ops"].items():
+    longest, ops = stalls["longest_engine_call_ms"], stalls["ops"]
+    for name, row in ops.items():
         measured = round(row["longest_stall_ms"] / longest, 3)
         why = ""
         if measured > STALL_LIMIT:
@@ -499,17 +499,17 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             "outside the store. CPU in sections: what the holders' threads ran in them. Opens, "
             "drops: the engine handle opened and closed; refused: opens that found another "
             "process holding the lock.",
-            use.items(),
+            use,
             {
-                "subject": lambda r: r[0].replace("_", " "),
-                "block ms": lambda r: num(r[1]["block_ns"] / 1e6),
-                "store busy ms": lambda r: num(r[1]["section_ns"] / 1e6),
-                "busy": lambda r: f"{r[1]['section_ns'] / r[1]['block_ns']:.0%}",
-                "CPU in sections ms": lambda r: num(r[1].get("section_cpu_ns", 0) / 1e6),
-                "sections / write": lambda r: num(r[1]["sections"] / block),
-                "opens": lambda r: num(r[1]["opens"]),
-                "drops": lambda r: num(r[1]["drops"]),
-                "refused opens": lambda r: num(r[1]["refuseds"]),
+                "subject": lambda name: name.replace("_", " "),
+                "block ms": lambda name: num(use[name]["block_ns"] / 1e6),
+                "store busy ms": lambda name: num(use[name]["section_ns"] / 1e6),
+                "busy": lambda name: f"{use[name]['section_ns'] / use[name]['block_ns']:.0%}",
+                "CPU in sections ms": lambda name: num(use[name].get("section_cpu_ns", 0) / 1e6),
+                "sections / write": lambda name: num(use[name]["sections"] / block),
+                "opens": lambda name: num(use[name]["opens"]),
+                "drops": lambda name: num(use[name]["drops"]),
+                "refused opens": lambda name: num(use[name]["refuseds"]),
             },
         ),
         columns(
@@ -533,23 +533,22 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             f"A heartbeat task sleeping 1 ms at a time beside {stalls['rounds']} calls of each "
             f"operation on stores of {stalls['items']:,} nodes; stall = a gap between beats "
             f"beyond 1 ms. Longest engine call in the run: {ms(longest)}. ms.",
-            stalls["ops"].items(),
+            ops,
             {
-                "operation": lambda r: r[0],
-                "op median": lambda r: num(r[1]["op"]["median_ms"]),
-                "stall p99": lambda r: num(r[1]["stall"]["p99_ms"]),
-                "longest stall": lambda r: num(r[1]["longest_stall_ms"]),
-                "longest section": lambda r: num(r[1]["longest_section_ms"]),
-                "its longest engine call": lambda r: (
-                    f"{num(r[1]['longest_own_call_ms'])} (`{r[1]['longest_own_call']}`)"
+                "operation": lambda name: name,
+                "op median": lambda name: num(ops[name]["op"]["median_ms"]),
+                "stall p99": lambda name: num(ops[name]["stall"]["p99_ms"]),
+                "longest stall": lambda name: num(ops[name]["longest_stall_ms"]),
+                "longest section": lambda name: num(ops[name]["longest_section_ms"]),
+                "its longest engine call": lambda name: (
+                    f"{num(ops[name]['longest_own_call_ms'])} (`{ops[name]['longest_own_call']}`)"
                 ),
-                "longest stall / longest engine call": lambda r: times(
-                    r[1]["longest_stall_ms"] / longest
+                "longest stall / longest engine call": lambda name: times(
+                    ops[name]["longest_stall_ms"] / longest
                 ),
             },
         ),
     ]
-    ops = stalls["ops"].values()
     found.charts += [
         Chart(
             "write rate against sequential",
@@ -567,12 +566,12 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             "",
             "ms",
             {
-                "longest stall": list(enumerate(r["longest_stall_ms"] for r in ops)),
-                "longest section": list(enumerate(r["longest_section_ms"] for r in ops)),
+                "longest stall": list(enumerate(r["longest_stall_ms"] for r in ops.values())),
+                "longest section": list(enumerate(r["longest_section_ms"] for r in ops.values())),
                 "longest engine call, whole run": [(i, longest) for i in range(len(ops))],
             },
             linear=True,
-            categories=[name.replace(" ", "\n") for name in stalls["ops"]],
+            categories=[name.replace(" ", "\n") for name in ops],
         ),
     ]
     return found
