@@ -1,24 +1,23 @@
-"""AutoGen benchmarks: add, query, an agent turn, footprint, the naive design.
+"""AutoGen: add, query, an agent turn, footprint, the naive design.
 
-    uv run python benchmarks/bench_autogen.py            # full run, writes results/autogen.json
-    uv run python benchmarks/bench_autogen.py --smoke    # tiny sizes, seconds
+    uv run python benchmarks/bench_autogen.py [--smoke]    # writes results/autogen.json
 
-Every figure is a ratio against a reference timed in the same rounds: the raw
-engine commit (``mnem.agents.remember`` on an identical store) for ``add``, and
-AutoGen's ``ListMemory`` holding the same items for reads and agent turns (the
-turn runs ``update_context``). The naive adapter (``naive.py``) runs beside ours
-in every workload. Peak memory is measured in a fresh process per subject
+Every figure is a ratio against a reference timed in the same rounds: the raw engine commit
+(``mnem.agents.remember`` on an identical store) for ``add``, AutoGen's ``ListMemory``
+holding the same items for reads and agent turns. The naive adapter (``naive.py``) runs
+beside ours in every workload. Peak memory is measured in a fresh process per subject
 (this script with ``--footprint``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import cProfile
 import functools
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,10 +41,12 @@ from harness import (
     children_json,
     clock,
     clock_sync,
+    columns,
     disk_bytes,
     execute,
     fill,
     interleave,
+    median_line,
     ms,
     num,
     profile_line,
@@ -53,6 +54,7 @@ from harness import (
     progress,
     ratio,
     ratio_table,
+    summaries,
     summary,
     times,
     top_functions,
@@ -63,24 +65,22 @@ from mnem_autogen import MnemosyneMemory, codec
 
 report = functools.partial(progress, "bench_autogen")
 
-SCENARIOS = ("unchanged", "after_own_write", "after_foreign_write")
-"""HEAD unchanged since the last read; moved by our own add; moved by another memory's add."""
+SCENARIOS = {  # HEAD unchanged since the last read; moved by our own add; by another memory's
+    "unchanged": "HEAD unchanged",
+    "after_own_write": "right after its own add",
+    "after_foreign_write": "right after another memory's add",
+}
 
 
 @dataclass(frozen=True)
 class Plan:
-    """Sizes and repetitions of one run."""
-
     add_sizes: tuple[int, ...]
-    max_adds: int
-    """Adds timed per size: ``min(n, max_adds)``; each is one commit."""
+    max_adds: int  # adds timed per size: min(n, max_adds)
     naive_adds: int
     read_k: tuple[int, ...]
     read_f: tuple[int, ...]
-    read_reps: int
-    """Rounds per read case after a write (each round writes once, untimed)."""
-    unchanged_reps: int
-    """Rounds per read case with HEAD unchanged (cheap, so more of them)."""
+    read_reps: int  # rounds per read case after a write (untimed, one per round)
+    unchanged_reps: int  # rounds per read case with HEAD unchanged (cheap, so more)
     naive_read_reps: int
     turn_k: tuple[int, ...]
     turns: int
@@ -118,9 +118,10 @@ SMOKE = Plan(
 )
 
 
-def own_template(scratch: Scratch, k: int) -> Path:
-    """A store holding ``k`` items of the memory under test."""
-    return scratch.template(f"own-{k}", lambda path: fill(path, own_nodes(k)))
+def store_template(scratch: Scratch, k: int, f: int = 0) -> Path:
+    """A store of ``k`` items of the memory under test and ``f`` foreign nodes."""
+    key = f"read-{k}-{f}" if f else f"own-{k}"
+    return scratch.template(key, lambda path: fill(path, own_nodes(k) + foreign_nodes(f)))
 
 
 def list_memory(k: int) -> ListMemory:
@@ -128,13 +129,40 @@ def list_memory(k: int) -> ListMemory:
     return ListMemory(memory_contents=[item(i) for i in range(1, k + 1)])
 
 
-# --- 1. add ---------------------------------------------------------------------------
+def against_list_memory(samples: dict[str, list[int]]) -> tuple[dict[str, Any], dict[str, float]]:
+    """Each subject's summary; the adapter against ``ListMemory``, the naive adapter against
+    the adapter in the rounds both ran."""
+    stats = summaries(samples)
+    window = summary(samples["adapter"][: len(samples["naive"])])
+    return stats, {
+        "adapter/list_memory": ratio(stats["adapter"], stats["list_memory"]),
+        "naive/adapter": ratio(stats["naive"], window),
+    }
+
+
+@contextlib.asynccontextmanager
+async def memories(
+    scratch: Scratch, template: Path, k: int
+) -> AsyncIterator[tuple[dict[str, Memory], Path]]:
+    """The adapter and the naive adapter, each on its copy of ``template``, and ``ListMemory``;
+    the adapter's store."""
+    adapter_path, naive_path = scratch.copy(template), scratch.copy(template)
+    adapter, naive = MnemosyneMemory(NAME, adapter_path), NaiveMemory(NAME, naive_path)
+    try:
+        yield {"adapter": adapter, "naive": naive, "list_memory": list_memory(k)}, adapter_path
+    finally:
+        await adapter.close()
+        await naive.close()
+        scratch.discard(adapter_path, naive_path)
+
+
+# --- add and footprint ---------------------------------------------------------------------
 
 
 async def bench_add(scratch: Scratch, plan: Plan, n: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """Sequential adds into stores holding ``n`` items; then their footprint."""
     adds = min(n, plan.max_adds)
-    template = own_template(scratch, n)
+    template = store_template(scratch, n)
     paths = {name: scratch.copy(template) for name in ("adapter", "raw_commit", "naive")}
     before = {name: disk_bytes(path) for name, path in paths.items()}
     memory = MnemosyneMemory(NAME, paths["adapter"])
@@ -142,26 +170,17 @@ async def bench_add(scratch: Scratch, plan: Plan, n: int) -> tuple[dict[str, Any
     raw: mnem.Store | None = mnem.open(paths["raw_commit"])
     naive = NaiveMemory(NAME, paths["naive"])
     reference = list_memory(n)
-    calls = {"adapter": 0, "raw_commit": 0, "naive": 0}
-
-    def counted(name: str, step: Step) -> Step:
-        async def run_step(call: int) -> int:
-            calls[name] += 1
-            return await step(call)
-
-        return run_step
 
     async def raw_commit(call: int) -> int:
-        stored = codec.encode(item(n + 1 + call))
-        node_id = own_id(n + 1 + call)
+        node, stored = own_id(n + 1 + call), codec.encode(item(n + 1 + call))
         assert raw is not None
-        return clock_sync(lambda: mnem.agents.remember(raw, node_id, stored, author="bench"))
+        return clock_sync(lambda: mnem.agents.remember(raw, node, stored, author="bench"))
 
     steps: dict[str, Step] = {
-        "adapter": counted("adapter", lambda call: clock(memory.add(item(n + 1 + call)))),
-        "raw_commit": counted("raw_commit", raw_commit),
+        "adapter": lambda call: clock(memory.add(item(n + 1 + call))),
+        "raw_commit": raw_commit,
         "list_memory": lambda call: clock(reference.add(item(n + 1 + call))),
-        "naive": counted("naive", lambda call: clock(naive.add(item(n + 1 + call)))),
+        "naive": lambda call: clock(naive.add(item(n + 1 + call))),
     }
     samples = await interleave(
         steps,
@@ -171,21 +190,13 @@ async def bench_add(scratch: Scratch, plan: Plan, n: int) -> tuple[dict[str, Any
     )
     await memory.close()
     await naive.close()
-    raw = None
-    stats = {name: summary(found) for name, found in samples.items()}
-    window = summary(samples["adapter"][: len(samples["naive"])])
-    row = {
-        "n": n,
-        "adds": adds,
-        "subjects": stats,
-        "ratios": {
-            "adapter/raw_commit": ratio(stats["adapter"], stats["raw_commit"]),
-            "adapter/raw_commit (mean)": ratio(stats["adapter"], stats["raw_commit"], "mean_ms"),
-            "adapter/raw_commit (p99)": ratio(stats["adapter"], stats["raw_commit"], "p99_ms"),
-            "adapter/list_memory": ratio(stats["adapter"], stats["list_memory"]),
-            "naive/adapter": ratio(stats["naive"], window),
-        },
-    }
+    raw = None  # closes the engine handle
+    stats, ratios = against_list_memory(samples)
+    for key in ("median_ms", "mean_ms", "p99_ms"):
+        label = "" if key == "median_ms" else f" ({key[:-3]})"
+        ratios[f"adapter/raw_commit{label}"] = ratio(stats["adapter"], stats["raw_commit"], key)
+    row = {"n": n, "adds": adds, "subjects": stats, "ratios": ratios}
+    calls = {name: len(samples[name]) + 2 for name in paths}  # with the two warm-up rounds
     footprint = bench_footprint(n, paths, before, calls)
     scratch.discard(*paths.values())
     return row, footprint
@@ -194,11 +205,8 @@ async def bench_add(scratch: Scratch, plan: Plan, n: int) -> tuple[dict[str, Any
 def bench_footprint(
     n: int, paths: dict[str, Path], before: dict[str, int], calls: dict[str, int]
 ) -> dict[str, Any]:
-    """Bytes each add wrote, and the peak RSS of a process loading the adapter's store.
-
-    Every subject's process loads the same store (the adapter's, after its adds),
-    so their peaks compare like with like.
-    """
+    """Bytes each add wrote, and the peak RSS of a process loading the adapter's store (every
+    subject's process loads that same store, so their peaks compare like with like)."""
     items = {name: n + count for name, count in calls.items()}
     stores = ("adapter", "raw_commit")
     grown = {name: (disk_bytes(paths[name]) - before[name]) / calls[name] for name in stores}
@@ -209,31 +217,23 @@ def bench_footprint(
         "adapter": [adapter_store, "0"],
         "list_memory": ["-", str(items["adapter"])],
     }
-    peaks = dict(
-        zip(
-            runs,
-            children_json([[*script, kind, *args] for kind, args in runs.items()]),
-            strict=True,
-        )
-    )
+    found = children_json([[*script, kind, *args] for kind, args in runs.items()])
+    peaks = dict(zip(runs, found, strict=True))
     peaks["naive"] = child_json([*script, "naive", adapter_store, "0"])
     if peaks["adapter"]["items"] != items["adapter"]:
         raise AssertionError(f"the adapter child saw {peaks['adapter']} of {items['adapter']}")
     peak_mib = {name: round(found["peak_rss_kib"] / 1024, 1) for name, found in peaks.items()}
     base = peak_mib["baseline"]
+    size = {name: disk_bytes(paths[name]) for name in stores}
     return {
         "n": n,
         "items": items["adapter"],
-        "store_mib": {name: round(disk_bytes(paths[name]) / 2**20, 1) for name in stores},
-        "store_bytes_per_item": {
-            name: round(disk_bytes(paths[name]) / items[name]) for name in stores
-        },
+        "store_mib": {name: round(size[name] / 2**20, 1) for name in stores},
+        "store_bytes_per_item": {name: round(size[name] / items[name]) for name in stores},
         "bytes_written_per_add": {name: round(value) for name, value in grown.items()},
         "peak_rss_mib": peak_mib,
         "ratios": {
-            "adapter/raw_commit store size": round(
-                disk_bytes(paths["adapter"]) / disk_bytes(paths["raw_commit"]), 3
-            ),
+            "adapter/raw_commit store size": round(size["adapter"] / size["raw_commit"], 3),
             "adapter/list_memory rss over baseline": round(
                 (peak_mib["adapter"] - base) / max(peak_mib["list_memory"] - base, 0.1), 3
             ),
@@ -241,87 +241,67 @@ def bench_footprint(
     }
 
 
-# --- 2. query ------------------------------------------------------------------------
+async def footprint(kind: str, store_path: str, items: int) -> dict[str, int]:
+    """In a process of its own: load one subject (``baseline``: none), query it once, and
+    report the peak RSS, ``VmHWM`` (on Linux ``ru_maxrss`` carries a parent's peak over fork
+    and exec)."""
+    memory: Memory | None = None
+    if kind == "adapter":
+        memory = MnemosyneMemory(NAME, store_path)
+    elif kind == "naive":
+        memory = NaiveMemory(NAME, store_path)
+    elif kind == "list_memory":
+        memory = list_memory(items)
+    seen = 0 if memory is None else len((await memory.query()).results)
+    return {"peak_rss_kib": peak_rss_kib(), "items": seen}
+
+
+def peak_rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
+# --- query and an agent turn ---------------------------------------------------------------
 
 
 async def bench_read_case(
     scratch: Scratch, plan: Plan, template: Path, k: int, f: int, scenario: str
 ) -> dict[str, Any]:
     """``query()`` in one scenario, on fresh copies of the (k, f) store."""
-    adapter_path, naive_path = scratch.copy(template), scratch.copy(template)
-    memory = MnemosyneMemory(NAME, adapter_path)
-    peer = MnemosyneMemory(PEER, adapter_path)
-    naive = NaiveMemory(NAME, naive_path)
-    subjects: dict[str, Memory] = {
-        "adapter": memory,
-        "naive": naive,
-        "list_memory": list_memory(k),
-    }
-    await memory.query()
+    async with memories(scratch, template, k) as (subjects, adapter_path):
+        peer, naive = MnemosyneMemory(PEER, adapter_path), subjects["naive"]
+        assert isinstance(naive, NaiveMemory)
+        await subjects["adapter"].query()
 
-    async def foreign_write(name: str, call: int) -> None:
-        if name == "adapter":
-            await peer.add(item(call))
-        elif name == "naive":
-            assert naive.store is not None
-            mnem.agents.remember(naive.store, f"user/new-{call}", f"note {call}", author="peer")
+        async def foreign_write(name: str, call: int) -> None:
+            if name == "adapter":
+                await peer.add(item(call))
+            elif name == "naive":
+                assert naive.store is not None
+                mnem.agents.remember(naive.store, f"user/new-{call}", f"note {call}", author="peer")
 
-    def step(name: str, subject: Memory) -> Step:
-        async def timed(call: int) -> int:
-            if scenario == "after_own_write":
-                await subject.add(item(k + 1 + call))
-            elif scenario == "after_foreign_write":
-                await foreign_write(name, call)
-            return await clock(subject.query())
+        def step(name: str, subject: Memory) -> Step:
+            async def timed(call: int) -> int:
+                if scenario == "after_own_write":
+                    await subject.add(item(k + 1 + call))
+                elif scenario == "after_foreign_write":
+                    await foreign_write(name, call)
+                return await clock(subject.query())
 
-        return timed
+            return timed
 
-    samples = await interleave(
-        {name: step(name, subject) for name, subject in subjects.items()},
-        plan.unchanged_reps if scenario == "unchanged" else plan.read_reps,
-        limits={"naive": plan.naive_read_reps},
-    )
-    for subject in (memory, peer, naive):
-        await subject.close()
-    scratch.discard(adapter_path, naive_path)
-    stats = {name: summary(found) for name, found in samples.items()}
-    window = summary(samples["adapter"][: len(samples["naive"])])
-    return {
-        "k": k,
-        "f": f,
-        "scenario": scenario,
-        "subjects": stats,
-        "ratios": {
-            "adapter/list_memory": ratio(stats["adapter"], stats["list_memory"]),
-            "naive/adapter": ratio(stats["naive"], window),
-        },
-    }
-
-
-def foreign_ratios(rows: list[dict[str, Any]], f_max: int) -> list[dict[str, Any]]:
-    """The adapter's median at ``f_max`` foreign nodes over its median at none."""
-    at = {(r["k"], r["f"], r["scenario"]): r["subjects"]["adapter"] for r in rows}
-    return [
-        {"k": k, "scenario": scenario, "ratio": ratio(stats, at[(k, 0, scenario)])}
-        for (k, f, scenario), stats in at.items()
-        if f == f_max and (k, 0, scenario) in at
-    ]
-
-
-# --- 3. an agent turn -------------------------------------------------------------------
+        samples = await interleave(
+            {name: step(name, subject) for name, subject in subjects.items()},
+            plan.unchanged_reps if scenario == "unchanged" else plan.read_reps,
+            limits={"naive": plan.naive_read_reps},
+        )
+        await peer.close()
+    stats, ratios = against_list_memory(samples)
+    return {"k": k, "f": f, "scenario": scenario, "subjects": stats, "ratios": ratios}
 
 
 async def bench_turn(scratch: Scratch, plan: Plan, k: int) -> dict[str, Any]:
     """One ``AssistantAgent`` turn on a replayed model, with each memory holding ``k`` items."""
-    template = own_template(scratch, k)
-    adapter_path, naive_path = scratch.copy(template), scratch.copy(template)
-    memory = MnemosyneMemory(NAME, adapter_path)
-    naive = NaiveMemory(NAME, naive_path)
-    subjects: dict[str, Memory] = {
-        "adapter": memory,
-        "naive": naive,
-        "list_memory": list_memory(k),
-    }
     replies = ["Noted: green tea."] * (plan.turns + 4)
 
     def step(subject: Memory) -> Step:
@@ -336,30 +316,18 @@ async def bench_turn(scratch: Scratch, plan: Plan, k: int) -> dict[str, Any]:
 
         return turn
 
-    samples = await interleave(
-        {name: step(subject) for name, subject in subjects.items()},
-        plan.turns,
-        limits={"naive": plan.naive_turns},
-    )
-    await memory.close()
-    await naive.close()
-    scratch.discard(adapter_path, naive_path)
-    stats = {name: summary(found) for name, found in samples.items()}
-    window = summary(samples["adapter"][: len(samples["naive"])])
-    return {
-        "k": k,
-        "subjects": stats,
-        "extra_ms_over_list_memory": round(
-            stats["adapter"]["median_ms"] - stats["list_memory"]["median_ms"], 4
-        ),
-        "ratios": {
-            "adapter/list_memory": ratio(stats["adapter"], stats["list_memory"]),
-            "naive/adapter": ratio(stats["naive"], window),
-        },
-    }
+    async with memories(scratch, store_template(scratch, k), k) as (subjects, _):
+        samples = await interleave(
+            {name: step(subject) for name, subject in subjects.items()},
+            plan.turns,
+            limits={"naive": plan.naive_turns},
+        )
+    stats, ratios = against_list_memory(samples)
+    extra = round(stats["adapter"]["median_ms"] - stats["list_memory"]["median_ms"], 4)
+    return {"k": k, "subjects": stats, "extra_ms_over_list_memory": extra, "ratios": ratios}
 
 
-# --- where the time goes ----------------------------------------------------------------
+# --- where the time goes -------------------------------------------------------------------
 
 
 async def profile(
@@ -387,49 +355,33 @@ async def bench_profiles(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     found: dict[str, Any] = {}
     calls = plan.profile_calls
     for n in sorted({min(plan.add_sizes), max(plan.add_sizes)}):
-        path = scratch.copy(own_template(scratch, n))
+        path = scratch.copy(store_template(scratch, n))
         memory = MnemosyneMemory(NAME, path)
         add_next = adder(memory, n + 1)
         await add_next()
         found[f"add (n={n})"] = await profile(calls, add_next)
         await memory.close()
         scratch.discard(path)
-    k, f = min(plan.read_k), min(plan.read_f)
-    path = scratch.copy(read_template(scratch, k, f))
-    memory = MnemosyneMemory(NAME, path)
-    await memory.query()
-    found[f"query, unchanged (k={k}, f={f})"] = await profile(calls, memory.query)
-    await memory.close()
-    scratch.discard(path)
-    k, f = max(plan.read_k), max(plan.read_f)
-    path = scratch.copy(read_template(scratch, k, f))
-    memory, peer = MnemosyneMemory(NAME, path), MnemosyneMemory(PEER, path)
-    await memory.query()
-    found[f"query, unchanged (k={k}, f={f})"] = await profile(calls, memory.query)
-    found[f"query, after own write (k={k}, f={f})"] = await profile(
-        calls, memory.query, adder(memory, k + 1)
-    )
-    found[f"query, after foreign write (k={k}, f={f})"] = await profile(
-        calls, memory.query, adder(peer, 1)
-    )
-    await memory.close()
-    await peer.close()
-    scratch.discard(path)
+    for k, f in ((min(plan.read_k), min(plan.read_f)), (max(plan.read_k), max(plan.read_f))):
+        path = scratch.copy(store_template(scratch, k, f))
+        memory = MnemosyneMemory(NAME, path)
+        peer = MnemosyneMemory(PEER, path) if f == max(plan.read_f) else None
+        await memory.query()
+        found[f"query, unchanged (k={k}, f={f})"] = await profile(calls, memory.query)
+        if peer is not None:
+            found[f"query, after own write (k={k}, f={f})"] = await profile(
+                calls, memory.query, adder(memory, k + 1)
+            )
+            found[f"query, after foreign write (k={k}, f={f})"] = await profile(
+                calls, memory.query, adder(peer, 1)
+            )
+            await peer.close()
+        await memory.close()
+        scratch.discard(path)
     return found
 
 
-def read_template(scratch: Scratch, k: int, f: int) -> Path:
-    """A store holding ``k`` items of the memory under test and ``f`` foreign nodes."""
-    return scratch.template(
-        f"read-{k}-{f}", lambda path: fill(path, own_nodes(k) + foreign_nodes(f))
-    )
-
-
-# --- the run --------------------------------------------------------------------------
-
-
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
-    """Every AutoGen workload, in order, with progress on stderr."""
     found: dict[str, Any] = {"add": [], "footprint": [], "read": [], "turn": []}
     for n in plan.add_sizes:
         report(f"add: n={n}, {min(n, plan.max_adds)} adds per subject")
@@ -439,10 +391,16 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     for f in plan.read_f:
         for k in plan.read_k:
             report(f"read: k={k} own items, f={f} foreign nodes")
-            template = read_template(scratch, k, f)
+            template = store_template(scratch, k, f)
             for scenario in SCENARIOS:
                 found["read"].append(await bench_read_case(scratch, plan, template, k, f, scenario))
-    found["read_foreign"] = foreign_ratios(found["read"], max(plan.read_f))
+    # the adapter's median at the most foreign nodes over its median at none
+    at = {(r["k"], r["f"], r["scenario"]): r["subjects"]["adapter"] for r in found["read"]}
+    found["read_foreign"] = [
+        {"k": k, "scenario": scenario, "ratio": ratio(stats, at[(k, 0, scenario)])}
+        for (k, f, scenario), stats in at.items()
+        if f == max(plan.read_f) and (k, 0, scenario) in at
+    ]
     for k in plan.turn_k:
         report(f"agent turn: k={k}")
         found["turn"].append(await bench_turn(scratch, plan, k))
@@ -451,51 +409,48 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     return found
 
 
-# --- what the figures say ------------------------------------------------------------
-
-TITLES = {
-    "unchanged": "HEAD unchanged",
-    "after_own_write": "right after its own add",
-    "after_foreign_write": "right after another memory's add",
-}
-
-
-def _profile_note(profiles: dict[str, Any], prefix: str) -> str:
-    """The last (largest) profile whose name starts with ``prefix``, as one sentence."""
-    found = [(name, rows) for name, rows in profiles.items() if name.startswith(prefix)]
-    if not found:
-        return ""
-    name, rows = found[-1]
-    return f" cProfile of {name}, own time per call: {profile_line(rows)}."
+# --- what the figures say ------------------------------------------------------------------
 
 
 def summarize(found: dict[str, Any]) -> Summary:
     out = Summary()
     profiles = found["profiles"]
-    worst = max(found["add"], key=lambda r: r["ratios"]["adapter/raw_commit"])
-    adapter, raw = worst["subjects"]["adapter"], worst["subjects"]["raw_commit"]
+
+    def profiled(prefix: str) -> str:
+        """The last (largest) profile whose name starts with ``prefix``, as one sentence."""
+        names = [name for name in profiles if name.startswith(prefix)]
+        return (
+            f" cProfile of {names[-1]}, own time per call: {profile_line(profiles[names[-1]])}."
+            if names
+            else ""
+        )
+
+    def median(row: dict[str, Any], subject: str) -> str:
+        return ms(row["subjects"][subject]["median_ms"])
+
+    row = max(found["add"], key=lambda r: r["ratios"]["adapter/raw_commit"])
     out.targets.append(
         Target(
             "`add` ≤ 1.1x a raw engine commit at the same store size (median)",
-            worst["ratios"]["adapter/raw_commit"],
+            row["ratios"]["adapter/raw_commit"],
             1.1,
             "x",
-            f"n={worst['n']:,}",
-            f"At n={worst['n']:,} an add costs {ms(adapter['median_ms'])} against "
-            f"{ms(raw['median_ms'])} for the raw commit on an identical store."
-            + _profile_note(profiles, f"add (n={worst['n']})")
+            f"n={row['n']:,}",
+            f"At n={row['n']:,} an add costs {median(row, 'adapter')} against "
+            f"{median(row, 'raw_commit')} for the raw commit on an identical store."
+            + profiled(f"add (n={row['n']})")
             + " Everything except the engine's `commit` and `add` is the adapter's own work.",
         )
     )
     f_max = max(r["f"] for r in found["read"])
-    reads = {(r["k"], r["f"], r["scenario"]): r["subjects"] for r in found["read"]}
-    for scenario, title in TITLES.items():
+    reads = {(r["k"], r["f"], r["scenario"]): r for r in found["read"]}
+    for scenario, title in SCENARIOS.items():
         rows = [r for r in found["read_foreign"] if r["scenario"] == scenario]
         row = max(rows, key=lambda r: r["ratio"])
         k = row["k"]
         why = (
-            f"At k={k:,}: {ms(reads[(k, 0, scenario)]['adapter']['median_ms'])} with no foreign "
-            f"nodes, {ms(reads[(k, f_max, scenario)]['adapter']['median_ms'])} with {f_max:,}."
+            f"At k={k:,}: {median(reads[(k, 0, scenario)], 'adapter')} with no foreign "
+            f"nodes, {median(reads[(k, f_max, scenario)], 'adapter')} with {f_max:,}."
         )
         if scenario == "after_foreign_write":
             why += (
@@ -509,7 +464,7 @@ def summarize(found: dict[str, Any]) -> Summary:
                 1.2,
                 "x",
                 f"k={k:,}",
-                why + _profile_note(profiles, f"query, {scenario.replace('_', ' ')} (k="),
+                why + profiled(f"query, {scenario.replace('_', ' ')} (k="),
             )
         )
     unchanged = [r for r in found["read"] if r["scenario"] == "unchanged"]
@@ -521,11 +476,10 @@ def summarize(found: dict[str, Any]) -> Summary:
             3.0,
             "x",
             f"k={row['k']:,}, f={row['f']:,}",
-            "`ListMemory.query` hands back its own list "
-            f"({ms(row['subjects']['list_memory']['median_ms'])}); the adapter builds a fresh "
-            f"copy of every item per call, so callers never share stored state (ADR 0006): "
-            f"{ms(row['subjects']['adapter']['median_ms'])} at k={row['k']:,}."
-            + _profile_note(profiles, "query, unchanged (k="),
+            f"`ListMemory.query` hands back its own list ({median(row, 'list_memory')}); the "
+            "adapter builds a fresh copy of every item per call, so callers never share stored "
+            f"state (ADR 0006): {median(row, 'adapter')} at k={row['k']:,}."
+            + profiled("query, unchanged (k="),
         )
     )
     row = max(found["turn"], key=lambda r: r["ratios"]["adapter/list_memory"])
@@ -539,8 +493,8 @@ def summarize(found: dict[str, Any]) -> Summary:
             f"k={row['k']:,}",
             "The replayed model answers in microseconds, so the turn is almost only the "
             f"memory's `update_context`: the adapter adds {ms(extra)} to a "
-            f"{ms(row['subjects']['list_memory']['median_ms'])} turn; against a 500 ms model "
-            f"call that would be {1 + extra / 500:.3f}x. See the `ListMemory` target.",
+            f"{median(row, 'list_memory')} turn; against a 500 ms model call that would be "
+            f"{1 + extra / 500:.3f}x. See the `ListMemory` target.",
         )
     )
     out.tables += [
@@ -565,7 +519,7 @@ def summarize(found: dict[str, Any]) -> Summary:
             "The adapter's median at f over its median at f=0.",
             ["k", "scenario", "ratio"],
             [
-                [f"{r['k']:,}", TITLES[r["scenario"]], times(r["ratio"])]
+                [f"{r['k']:,}", SCENARIOS[r["scenario"]], times(r["ratio"])]
                 for r in found["read_foreign"]
             ],
         ),
@@ -576,110 +530,56 @@ def summarize(found: dict[str, Any]) -> Summary:
             found["turn"],
             ["k"],
         ),
-        Table(
+        columns(
             "AutoGen footprint",
             "The adapter's store of the `add` workload after its adds: MiB on disk, bytes per "
             "item, file growth per add (in redb's growth steps), against the raw commits; peak "
             "RSS (MiB, `VmHWM`) of a fresh process per subject loading that store and querying "
             "it once (`baseline`: same imports, nothing loaded).",
-            [
-                "n",
-                "items",
-                "store MiB",
-                "bytes / item",
-                "growth / add",
-                "raw growth / add",
-                "RSS baseline",
-                "RSS adapter",
-                "RSS naive",
-                "RSS ListMemory",
-            ],
-            [
-                [
-                    f"{r['n']:,}",
-                    f"{r['items']:,}",
-                    num(r["store_mib"]["adapter"]),
-                    num(r["store_bytes_per_item"]["adapter"]),
-                    num(r["bytes_written_per_add"]["adapter"]),
-                    num(r["bytes_written_per_add"]["raw_commit"]),
-                ]
-                + [
-                    num(r["peak_rss_mib"][s])
-                    for s in ("baseline", "adapter", "naive", "list_memory")
-                ]
-                for r in found["footprint"]
-            ],
+            found["footprint"],
+            {
+                "n": lambda r: f"{r['n']:,}",
+                "items": lambda r: f"{r['items']:,}",
+                "store MiB": lambda r: num(r["store_mib"]["adapter"]),
+                "bytes / item": lambda r: num(r["store_bytes_per_item"]["adapter"]),
+                "growth / add": lambda r: num(r["bytes_written_per_add"]["adapter"]),
+                "raw growth / add": lambda r: num(r["bytes_written_per_add"]["raw_commit"]),
+                "RSS baseline": lambda r: num(r["peak_rss_mib"]["baseline"]),
+                "RSS adapter": lambda r: num(r["peak_rss_mib"]["adapter"]),
+                "RSS naive": lambda r: num(r["peak_rss_mib"]["naive"]),
+                "RSS ListMemory": lambda r: num(r["peak_rss_mib"]["list_memory"]),
+            },
         ),
     ]
     out.tables += [
         profile_table(f"Profile: autogen {name}", rows) for name, rows in profiles.items()
     ]
-
-    def line(rows: list[dict[str, Any]], x: str, subject: str) -> list[tuple[float, float]]:
-        return [(r[x], r["subjects"][subject]["median_ms"]) for r in rows]
-
     moved = [r for r in found["read"] if r["f"] == f_max]
+
+    def query_line(scenario: str, subject: str) -> list[tuple[float, float]]:
+        return median_line([r for r in moved if r["scenario"] == scenario], "k", subject)
+
+    adds = {name: median_line(found["add"], "n", name) for name in found["add"][0]["subjects"]}
+    queries = {
+        f"{subject} {title}": query_line(scenario, subject)
+        for scenario, title in SCENARIOS.items()
+        for subject in ("adapter", "naive")
+    }
     out.charts += [
-        Chart(
-            "AutoGen add (median ms)",
-            "items in store",
-            "ms",
-            {name: line(found["add"], "n", name) for name in found["add"][0]["subjects"]},
-        ),
+        Chart("AutoGen add (median ms)", "items in store", "ms", adds),
         Chart(
             f"AutoGen query, f={f_max:,} (median ms)",
             "own items (k)",
             "ms",
-            {
-                f"{subject} {TITLES[scenario]}": line(
-                    [r for r in moved if r["scenario"] == scenario], "k", subject
-                )
-                for scenario in TITLES
-                for subject in ("adapter", "naive")
-            }
-            | {
-                "ListMemory": line(
-                    [r for r in moved if r["scenario"] == "unchanged"], "k", "list_memory"
-                )
-            },
+            queries | {"ListMemory": query_line("unchanged", "list_memory")},
         ),
     ]
     return out
 
 
-# --- peak memory, in a process of its own ---------------------------------------------
-
-
-async def footprint(kind: str, store_path: str, items: int) -> dict[str, int]:
-    """Load one subject (``baseline``: nothing), query it once, report the peak RSS."""
-    memory: Memory | None = None
-    if kind == "adapter":
-        memory = MnemosyneMemory(NAME, store_path)
-    elif kind == "naive":
-        memory = NaiveMemory(NAME, store_path)
-    elif kind == "list_memory":
-        memory = list_memory(items)
-    seen = 0 if memory is None else len((await memory.query()).results)
-    return {"peak_rss_kib": peak_rss_kib(), "items": seen}
-
-
-def peak_rss_kib() -> int:
-    """This address space's peak resident set, ``VmHWM``: on Linux ``ru_maxrss`` carries a
-    parent's peak over fork and exec."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmHWM in /proc/self/status")
-
-
-def main() -> None:
+if __name__ == "__main__":
     if sys.argv[1:2] == ["--footprint"]:
         kind, store_path, items = sys.argv[2:5]
         print(json.dumps(asyncio.run(footprint(kind, store_path, int(items)))))
-        return
-    execute("autogen", __doc__ or "", FULL, SMOKE, workloads)
-
-
-if __name__ == "__main__":
-    main()
+    else:
+        execute("autogen", __doc__ or "", FULL, SMOKE, workloads)

@@ -1,24 +1,18 @@
 """Concurrency: write throughput with tasks, threads and processes; event-loop stalls.
 
-    uv run python benchmarks/bench_concurrency.py            # full run, writes results/concurrency.json
-    uv run python benchmarks/bench_concurrency.py --smoke    # tiny sizes, seconds
+    uv run python benchmarks/bench_concurrency.py [--smoke]    # writes results/concurrency.json
 
-Throughput: in each round every subject writes one block of new items into its
-own fresh copy of the same store (``items`` items), in a rotating order:
-sequentially (the reference), as tasks of one ``asyncio.gather``, from four
-threads sharing one store object, and from four worker processes (started
-before timing, each with its own store object on the same path). Figures are
-ratios of median block times against the sequential block of the same round,
-so >= 1 means as fast as writing one after the other. LangGraph's
-``MnemosyneStore`` (it has both sync and async writes), and AutoGen's
-``MnemosyneMemory`` for tasks.
+Throughput: each round, every subject writes one block of new items into its own fresh copy
+of the same store, in rotating order: sequentially (the reference), as tasks of one
+``asyncio.gather``, from threads sharing one ``MnemosyneStore``, and from worker processes
+(started before timing) on the same path; ratios of median block times against the
+sequential ones (>= 1: as fast as writing one after the other). AutoGen: sequential and
+tasks.
 
-Loop stalls: a heartbeat task sleeps 1 ms at a time beside ``add``/``query``
-(AutoGen), ``aput``/``aget`` (LangGraph) and ``remember``/``recall`` (MCP,
-in-process client), each on a store of ``items`` nodes, interleaved. The
-longest gap between two beats beyond its 1 ms is the longest stall during each
-operation; it is compared with the longest single engine call of the same run,
-timed by wrapping the kit's engine proxy from this process (``probes``).
+Loop stalls: a heartbeat task sleeps 1 ms at a time beside AutoGen ``add``/``query``,
+LangGraph ``aput``/``aget`` and MCP ``remember``/``recall`` (in-process client),
+interleaved; the longest gap beyond 1 ms during each operation is compared with the
+longest engine call of the run (timed through ``probes``).
 """
 
 from __future__ import annotations
@@ -43,8 +37,9 @@ from harness import (
     Scratch,
     Step,
     Summary,
-    Table,
     Target,
+    call_tool,
+    columns,
     execute,
     fill,
     interleave,
@@ -52,6 +47,7 @@ from harness import (
     num,
     progress,
     ratio,
+    summaries,
     summary,
     times,
 )
@@ -66,13 +62,14 @@ from mnem_mcp import StoreSettings, build_server
 report = functools.partial(progress, "bench_concurrency")
 
 BEAT_S = 0.001
+LIMITS = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}
+STALL_LIMIT = 1.5
 
 
 @dataclass(frozen=True)
 class Plan:
     items: int
-    block: int
-    """Writes per subject per round (a multiple of ``workers``)."""
+    block: int  # writes per subject per round (a multiple of ``workers``)
     rounds: int
     stall_rounds: int
     workers: int
@@ -90,76 +87,26 @@ def put(store: MnemosyneStore, i: int) -> None:
     store.put(("load", f"t{i % 8}"), f"k{i}", value(i))
 
 
-def lg_template(scratch: Scratch, n: int) -> Path:
-    def build(path: Path) -> None:
+def templates(scratch: Scratch, n: int) -> dict[str, Path]:
+    """Stores of ``n`` nodes as each adapter writes them."""
+
+    def langgraph(path: Path) -> None:
         with MnemosyneStore(path) as store:
             store.batch([PutOp(("seed", f"s{i % 10}"), f"s{i}", value(i)) for i in range(n)])
 
-    return scratch.template(f"lg-{n}", build)
+    notes = [(f"user/fact-{i:06d}", f"the user prefers green tea, note {i}") for i in range(n)]
+    return {
+        "langgraph": scratch.template(f"lg-{n}", langgraph),
+        "autogen": scratch.template(f"ag-{n}", lambda path: fill(path, own_nodes(n))),
+        "mcp": scratch.template(f"mcp-{n}", lambda path: fill(path, notes)),
+    }
 
 
-def ag_template(scratch: Scratch, n: int) -> Path:
-    return scratch.template(f"ag-{n}", lambda path: fill(path, own_nodes(n)))
-
-
-def mcp_template(scratch: Scratch, n: int) -> Path:
-    nodes = [(f"user/fact-{i:06d}", f"the user prefers green tea, note {i}") for i in range(n)]
-    return scratch.template(f"mcp-{n}", lambda path: fill(path, nodes))
-
-
-# --- throughput ------------------------------------------------------------------------
-
-
-class Workers:
-    """Worker processes, started before timing; each round they write their share and report."""
-
-    def __init__(self, count: int) -> None:
-        self._procs = [
-            subprocess.Popen(
-                [sys.executable, str(BENCH_DIR / "bench_concurrency.py"), "--worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            for _ in range(count)
-        ]
-        for proc in self._procs:
-            assert proc.stdout is not None
-            if proc.stdout.readline().strip() != "ready":
-                raise RuntimeError("a worker did not start")
-
-    def write(self, path: Path, block: int) -> tuple[int, dict[str, int]]:
-        """Every worker writes ``block / count`` new items into ``path``.
-
-        Returns the ns until all are done and the workers' summed :func:`usage`.
-        """
-        share = block // len(self._procs)
-        started = time.perf_counter_ns()
-        for n, proc in enumerate(self._procs):
-            assert proc.stdin is not None
-            proc.stdin.write(f"go {path} {n * share} {share}\n")
-            proc.stdin.flush()
-        used: dict[str, int] = {}
-        for proc in self._procs:
-            assert proc.stdout is not None
-            word, _, found = proc.stdout.readline().partition(" ")
-            if word != "done":
-                raise RuntimeError("a worker failed")
-            for key, value in json.loads(found).items():
-                used[key] = used.get(key, 0) + value
-        return time.perf_counter_ns() - started, used
-
-    def close(self) -> None:
-        for proc in self._procs:
-            assert proc.stdin is not None
-            proc.stdin.write("exit\n")
-            proc.stdin.flush()
-        for proc in self._procs:
-            proc.wait(timeout=60)
+# --- throughput ------------------------------------------------------------------------------
 
 
 def usage(probe: Probe, label: str) -> dict[str, int]:
-    """What the store's holders did under ``label`` so far: counts and summed ns per kind,
+    """What the store's holders did under ``label``: counts and summed ns per kind of span,
     and summed ns per engine method (``engine <method>``)."""
     found = {}
     for kind in ("section", "open", "drop", "refused"):
@@ -172,8 +119,8 @@ def usage(probe: Probe, label: str) -> dict[str, int]:
 
 
 def worker() -> None:
-    """A writer process: ``go PATH FIRST COUNT`` puts COUNT new items, then says ``done`` and
-    how it used the store (:func:`usage`)."""
+    """A writer process: on ``go PATH FIRST COUNT`` it puts COUNT new items, then says
+    ``done`` and how it used the store (:func:`usage`)."""
     probe = install()
     print("ready", flush=True)
     for line in sys.stdin:
@@ -188,16 +135,63 @@ def worker() -> None:
         print("done", json.dumps(usage(probe, "")), flush=True)
 
 
+class Workers:
+    """Worker processes, started before timing, that write a block between them on demand."""
+
+    def __init__(self, count: int) -> None:
+        script = [sys.executable, str(BENCH_DIR / "bench_concurrency.py"), "--worker"]
+        self._procs = [
+            subprocess.Popen(script, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            for _ in range(count)
+        ]
+        if any(self._read(proc) != "ready" for proc in self._procs):
+            raise RuntimeError("a worker did not start")
+
+    @staticmethod
+    def _send(proc: subprocess.Popen[str], line: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    @staticmethod
+    def _read(proc: subprocess.Popen[str]) -> str:
+        assert proc.stdout is not None
+        return proc.stdout.readline().strip()
+
+    def write(self, path: Path, block: int) -> tuple[int, dict[str, int]]:
+        """The ns until every worker wrote its share of ``block`` new items into ``path``,
+        and the workers' summed :func:`usage`."""
+        share = block // len(self._procs)
+        started = time.perf_counter_ns()
+        for n, proc in enumerate(self._procs):
+            self._send(proc, f"go {path} {n * share} {share}")
+        used: dict[str, int] = {}
+        for proc in self._procs:
+            word, _, found = self._read(proc).partition(" ")
+            if word != "done":
+                raise RuntimeError("a worker failed")
+            for key, count in json.loads(found).items():
+                used[key] = used.get(key, 0) + count
+        return time.perf_counter_ns() - started, used
+
+    def close(self) -> None:
+        for proc in self._procs:
+            self._send(proc, "exit")
+        for proc in self._procs:
+            proc.wait(timeout=60)
+
+
 async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
-    lg, ag = lg_template(scratch, plan.items), ag_template(scratch, plan.items)
+    stores = templates(scratch, plan.items)
     block, pool, workers = plan.block, ThreadPoolExecutor(plan.workers), Workers(plan.workers)
     share = block // plan.workers
     probe = install()
     used: dict[str, list[dict[str, int]]] = {}
+    process_usage: list[dict[str, int]] = []
 
-    def on_copy(name: str, template: Path, body: Callable[[Path], Awaitable[int]]) -> Step:
+    def on_copy(name: str, body: Callable[[Path], Awaitable[int]]) -> Step:
         async def step(call: int) -> int:
-            path = scratch.copy(template)
+            path = scratch.copy(stores[name.split("_")[0]])
             process_usage.clear()
             probe.label = name
             try:
@@ -211,8 +205,6 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             return took
 
         return step
-
-    process_usage: list[dict[str, int]] = []
 
     def begin() -> int:
         """Start timing a block: forget what setting it up did."""
@@ -251,35 +243,33 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         process_usage.append(found)
         return took
 
-    async def ag_sequential(path: Path) -> int:
-        memory = MnemosyneMemory(NAME, path)
-        await memory.query()
-        started = begin()
-        for i in range(block):
-            await memory.add(item(plan.items + 1 + i))
-        took = time.perf_counter_ns() - started
-        await memory.close()
-        return took
+    def autogen(gathered: bool) -> Callable[[Path], Awaitable[int]]:
+        async def body(path: Path) -> int:
+            memory = MnemosyneMemory(NAME, path)
+            await memory.query()
+            started = begin()
+            if gathered:
+                await asyncio.gather(*(memory.add(item(plan.items + 1 + i)) for i in range(block)))
+            else:
+                for i in range(block):
+                    await memory.add(item(plan.items + 1 + i))
+            took = time.perf_counter_ns() - started
+            await memory.close()
+            return took
 
-    async def ag_tasks(path: Path) -> int:
-        memory = MnemosyneMemory(NAME, path)
-        await memory.query()
-        started = begin()
-        await asyncio.gather(*(memory.add(item(plan.items + 1 + i)) for i in range(block)))
-        took = time.perf_counter_ns() - started
-        await memory.close()
-        return took
+        return body
 
+    bodies = {
+        "langgraph_sequential": sequential,
+        "langgraph_tasks": tasks,
+        "langgraph_threads": threads,
+        "langgraph_processes": processes,
+        "autogen_sequential": autogen(gathered=False),
+        "autogen_tasks": autogen(gathered=True),
+    }
     try:
         samples = await interleave(
-            {
-                "langgraph_sequential": on_copy("langgraph_sequential", lg, sequential),
-                "langgraph_tasks": on_copy("langgraph_tasks", lg, tasks),
-                "langgraph_threads": on_copy("langgraph_threads", lg, threads),
-                "langgraph_processes": on_copy("langgraph_processes", lg, processes),
-                "autogen_sequential": on_copy("autogen_sequential", ag, ag_sequential),
-                "autogen_tasks": on_copy("autogen_tasks", ag, ag_tasks),
-            },
+            {name: on_copy(name, body) for name, body in bodies.items()},
             plan.rounds,
             warmup=1,
             report=lambda line: report(f"throughput: {line}"),
@@ -287,7 +277,7 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     finally:
         pool.shutdown()
         workers.close()
-    stats = {name: summary(found) for name, found in samples.items()}
+    stats = summaries(samples)
     return {
         "items": plan.items,
         "block": block,
@@ -301,29 +291,24 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             for name, rounds in used.items()
         },
         "ratios": {
-            f"{family}_{mode}": ratio(stats[f"{family}_sequential"], stats[f"{family}_{mode}"])
-            for family, modes in (
-                ("langgraph", ("tasks", "threads", "processes")),
-                ("autogen", ("tasks",)),
-            )
-            for mode in modes
+            name: ratio(stats[f"{name.split('_')[0]}_sequential"], stats[name])
+            for name in bodies
+            if not name.endswith("_sequential")
         },
     }
 
 
-# --- loop stalls -------------------------------------------------------------------------
+# --- loop stalls -------------------------------------------------------------------------------
 
 
 class Heartbeat:
-    """A task that sleeps 1 ms at a time and files each gap under the operation running then.
-
-    A gap is (end, wall ns, CPU ns the loop's thread used meanwhile).
-    """
+    """A task that sleeps 1 ms at a time and files each gap (end, wall ns, CPU ns the loop's
+    thread used meanwhile) under the operation running then."""
 
     def __init__(self, label: Callable[[], str]) -> None:
         self._label = label
         self.gaps: dict[str, list[tuple[int, int, int]]] = {}
-        self._task: asyncio.Task[None] | None = None
+        self._task = asyncio.ensure_future(self._beat())
 
     async def _beat(self) -> None:
         last, last_cpu = time.perf_counter_ns(), time.thread_time_ns()
@@ -333,11 +318,7 @@ class Heartbeat:
             self.gaps.setdefault(self._label(), []).append((now, now - last, cpu - last_cpu))
             last, last_cpu = now, cpu
 
-    def start(self) -> None:
-        self._task = asyncio.ensure_future(self._beat())
-
     async def stop(self) -> None:
-        assert self._task is not None
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
@@ -346,28 +327,21 @@ class Heartbeat:
 async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     probe = install()
     n = plan.items
-    ag_path = scratch.copy(ag_template(scratch, n))
-    lg_path = scratch.copy(lg_template(scratch, n))
-    mcp_path = scratch.copy(mcp_template(scratch, n))
-    memory = MnemosyneMemory(NAME, ag_path)
-    graph_store = MnemosyneStore(lg_path)
-    server = build_server(StoreSettings(path=mcp_path))
+    paths = {kind: scratch.copy(path) for kind, path in templates(scratch, n).items()}
+    memory = MnemosyneMemory(NAME, paths["autogen"])
+    graph_store = MnemosyneStore(paths["langgraph"])
+    server = build_server(StoreSettings(path=paths["mcp"]))
     async with Client(server) as client:
-
-        async def tool(name: str, **arguments: Any) -> None:
-            result = await client.call_tool(name, arguments)
-            if result.is_error:
-                raise RuntimeError(f"{name} failed: {result.content}")
-
         ops: dict[str, Callable[[int], Awaitable[Any]]] = {
             "autogen add": lambda i: memory.add(item(n + 1 + i)),
             "autogen query": lambda i: memory.query(),
             "langgraph aput": lambda i: graph_store.aput(("load", "t0"), f"k{i}", value(i)),
             "langgraph aget": lambda i: graph_store.aget(("seed", f"s{i % 10}"), f"s{i % n}"),
-            "mcp remember": lambda i: tool("remember", node_id=f"user/new-{i}", content=i),
-            "mcp recall": lambda i: tool("recall", node_id=f"user/fact-{i % n:06d}"),
+            "mcp remember": lambda i: call_tool(
+                client, "remember", node_id=f"user/new-{i}", content=i
+            ),
+            "mcp recall": lambda i: call_tool(client, "recall", node_id=f"user/fact-{i % n:06d}"),
         }
-        beat = Heartbeat(lambda: probe.label)
 
         def step(name: str) -> Step:
             async def timed(call: int) -> int:
@@ -384,7 +358,7 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         for call in range(2):  # warm-up, before anything is recorded
             for name in ops:
                 await ops[name](plan.stall_rounds + call)
-        beat.start()
+        beat = Heartbeat(lambda: probe.label)
         probe.clear()
         try:
             samples = await interleave(
@@ -398,16 +372,17 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     server.service.close()
     graph_store.close()
     await memory.close()
-    scratch.discard(ag_path, lg_path, mcp_path)
-    longest_call = probe.longest("call")
+    scratch.discard(*paths.values())
     beat_ns = int(BEAT_S * 1e9)
     rows = {}
     for name in ops:
         gaps = beat.gaps.get(name, [(0, 0, 0)])
         stalls = [max(0, wall - beat_ns) for _, wall, _ in gaps]
         end, wall, cpu = max(gaps, key=lambda gap: gap[1])
-        own_span = probe.longest_span("call", name)
-        own = (own_span.took, own_span.what or "-")
+        own = probe.longest_span("call", name)
+        calls: dict[str, float] = {}  # engine ms per method within the longest gap
+        for span, covered in probe.within("call", end - wall, end):
+            calls[span.what] = calls.get(span.what, 0) + covered / 1e6
         rows[name] = {
             "op": summary(samples[name]),
             "stall": summary(stalls),
@@ -417,21 +392,18 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
                 "engine_calls": round(probe.covered("call", end - wall, end) / 1e6, 3),
                 "sections": round(probe.covered("section", end - wall, end) / 1e6, 3),
                 "loop_thread_cpu": round(cpu / 1e6, 3),
-                "calls": calls_within(probe, end - wall, end),
+                "calls": {method: round(t, 3) for method, t in calls.items() if t >= 0.1},
             },
-            "longest_own_call_ms": round(own[0] / 1e6, 3),
-            "longest_own_call": own[1],
+            "longest_own_call_ms": round(own.took / 1e6, 3),
+            "longest_own_call": own.what or "-",
             "longest_section_ms": round(probe.longest("section", name) / 1e6, 3),
         }
     return {
         "items": n,
         "rounds": plan.stall_rounds,
-        "longest_engine_call_ms": round(longest_call / 1e6, 3),
+        "longest_engine_call_ms": round(probe.longest("call") / 1e6, 3),
         "ops": rows,
     }
-
-
-# --- the run ---------------------------------------------------------------------------
 
 
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
@@ -441,47 +413,50 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     return {"throughput": throughput, "stalls": await bench_stalls(scratch, plan)}
 
 
-LIMITS = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}
-STALL_LIMIT = 1.5
+# --- what the figures say ------------------------------------------------------------------
 
 
 def summarize(workloads: dict[str, Any]) -> Summary:
     found = Summary()
-    tp = workloads["throughput"]
-    stats, block = tp["subjects"], tp["block"]
+    tp, stalls = workloads["throughput"], workloads["stalls"]
+    stats, block, use = tp["subjects"], tp["block"], tp["store_use"]
 
     def rate(name: str) -> float:
         return block / (stats[name]["median_ms"] / 1e3)
 
     for key, measured in tp["ratios"].items():
         family, mode = key.split("_")
-        seq = f"{family}_sequential"
         why = ""
         if measured < LIMITS[mode]:
-            u, ref = tp["store_use"][key], tp["store_use"][seq]
+            seq = f"{family}_sequential"
+            u, ref = use[key], use[seq]
             why = (
-                f"{num(rate(key))} writes/s against {num(rate(seq))} sequentially. The store "
-                f"was busy (sections) {num(u['section_ns'] / 1e6)} ms of a "
+                f"{num(rate(key))} writes/s against {num(rate(seq))} sequentially. The store was "
+                f"busy (sections) {num(u['section_ns'] / 1e6)} ms of a "
                 f"{num(u['block_ns'] / 1e6)} ms block ({u['section_ns'] / u['block_ns']:.0%}; "
-                f"sequential: {num(ref['section_ns'] / 1e6)} of {num(ref['block_ns'] / 1e6)} "
-                f"ms, {ref['section_ns'] / ref['block_ns']:.0%}); the holders' threads ran "
+                f"sequential: {num(ref['section_ns'] / 1e6)} of {num(ref['block_ns'] / 1e6)} ms, "
+                f"{ref['section_ns'] / ref['block_ns']:.0%}); the holders' threads ran "
                 f"{num(u['section_cpu_ns'] / 1e6)} ms of CPU in those sections (sequential: "
                 f"{num(ref['section_cpu_ns'] / 1e6)} ms), the rest of a section is waiting (for "
                 "the disk, a CPU or the GIL)"
-                + (
+            )
+            if mode == "processes":
+                heavy = sorted((k for k in u if k.startswith("engine ")), key=lambda k: -u[k])
+                why += (
                     f"; {num(u['opens'])} handle opens, {num(u['drops'])} drops "
                     f"({num(u['drop_ns'] / 1e6)} ms) and {num(u['refuseds'])} refused opens "
                     "per block. Engine time per block, this subject against sequential: "
-                    + _engine_against(u, ref)
-                    if mode == "processes"
-                    else ""
+                    + ", ".join(
+                        f"`{k[7:]}` {num(u[k] / 1e6)} ms ({num(ref.get(k, 0) / 1e6)})"
+                        for k in heavy[:5]
+                    )
                 )
-                + "."
-            )
+            why += "."
+        count = tp["workers"] if mode != "tasks" else block
         found.targets.append(
             Target(
-                f"{family} write throughput with {tp['workers'] if mode != 'tasks' else block} "
-                f"{mode} ≥ {LIMITS[mode]:g}x the sequential rate",
+                f"{family} write throughput with {count} {mode} ≥ {LIMITS[mode]:g}x the "
+                "sequential rate",
                 measured,
                 LIMITS[mode],
                 "x",
@@ -490,65 +465,20 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 higher_is_better=True,
             )
         )
-    use = tp["store_use"]
-
-    def busy(name: str) -> float:
-        return use[name]["section_ns"] / use[name]["block_ns"]
-
-    found.tables.append(
-        Table(
-            "Where a block's time goes",
-            "Means per block, from `probes.py` (in the worker processes too). Store busy: the "
-            "summed sections (spans in which a holder runs engine calls with the store to "
-            "itself) over the block's wall time; the rest is hand-over, waiting and work "
-            "outside the store. CPU in sections: what the holders' threads ran in them. Opens, "
-            "drops: the engine handle opened and closed; refused: opens that found another "
-            "process holding the lock.",
-            [
-                "subject",
-                "block ms",
-                "store busy ms",
-                "busy",
-                "CPU in sections ms",
-                "sections / write",
-                "opens",
-                "drops",
-                "refused opens",
-            ],
-            [
-                [
-                    name.replace("_", " "),
-                    num(u["block_ns"] / 1e6),
-                    num(u["section_ns"] / 1e6),
-                    f"{busy(name):.0%}",
-                    num(u.get("section_cpu_ns", 0) / 1e6),
-                    num(u["sections"] / block),
-                    num(u["opens"]),
-                    num(u["drops"]),
-                    num(u["refuseds"]),
-                ]
-                for name, u in use.items()
-            ],
-        )
-    )
-    stalls = workloads["stalls"]
-    longest = stalls["longest_engine_call_ms"]
-    for name, row in stalls["ops"].items():
+    longest, ops = stalls["longest_engine_call_ms"], stalls["ops"]
+    for name, row in ops.items():
         measured = round(row["longest_stall_ms"] / longest, 3)
         why = ""
         if measured > STALL_LIMIT:
             parts = row["longest_stall_parts_ms"]
-            calls = ", ".join(
-                f"`{method}` {ms(took)}" for method, took in parts.get("calls", {}).items()
-            )
+            calls = ", ".join(f"`{method}` {ms(t)}" for method, t in parts.get("calls", {}).items())
             why = (
                 f"The longest gap between beats, {ms(parts['gap'])}, held "
                 f"{ms(parts['engine_calls'])} of engine calls ({calls}) and "
                 f"{ms(parts['sections'])} of sections; the loop's thread used "
-                f"{ms(parts['loop_thread_cpu'])} of CPU in it. "
-                f"The operation's longest section was {ms(row['longest_section_ms'])}, its "
-                f"longest engine call `{row['longest_own_call']}` "
-                f"{ms(row['longest_own_call_ms'])}."
+                f"{ms(parts['loop_thread_cpu'])} of CPU in it. The operation's longest section "
+                f"was {ms(row['longest_section_ms'])}, its longest engine call "
+                f"`{row['longest_own_call']}` {ms(row['longest_own_call_ms'])}."
             )
         found.targets.append(
             Target(
@@ -560,58 +490,66 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 why,
             )
         )
-    names = list(stats)
-    found.tables.append(
-        Table(
+    found.tables += [
+        columns(
+            "Where a block's time goes",
+            "Means per block, from `probes.py` (in the worker processes too). Store busy: the "
+            "summed sections (spans in which a holder runs engine calls with the store to "
+            "itself) over the block's wall time; the rest is hand-over, waiting and work "
+            "outside the store. CPU in sections: what the holders' threads ran in them. Opens, "
+            "drops: the engine handle opened and closed; refused: opens that found another "
+            "process holding the lock.",
+            use,
+            {
+                "subject": lambda name: name.replace("_", " "),
+                "block ms": lambda name: num(use[name]["block_ns"] / 1e6),
+                "store busy ms": lambda name: num(use[name]["section_ns"] / 1e6),
+                "busy": lambda name: f"{use[name]['section_ns'] / use[name]['block_ns']:.0%}",
+                "CPU in sections ms": lambda name: num(use[name].get("section_cpu_ns", 0) / 1e6),
+                "sections / write": lambda name: num(use[name]["sections"] / block),
+                "opens": lambda name: num(use[name]["opens"]),
+                "drops": lambda name: num(use[name]["drops"]),
+                "refused opens": lambda name: num(use[name]["refuseds"]),
+            },
+        ),
+        columns(
             "Write throughput",
             f"Each round, each subject writes {block} new items into a fresh copy of a "
             f"{tp['items']:,}-item store; subjects interleaved. Tasks: one `asyncio.gather`; "
             f"threads: {tp['workers']} threads sharing one store object; processes: "
             f"{tp['workers']} worker processes on the same path. Block times in ms; "
             "ratio = sequential / subject.",
-            ["subject", "median ms", "p99 ms", "writes / s", "vs sequential"],
-            [
-                [
-                    name.replace("_", " "),
-                    num(stats[name]["median_ms"]),
-                    num(stats[name]["p99_ms"]),
-                    num(rate(name)),
-                    times(tp["ratios"][name]) if name in tp["ratios"] else "1x",
-                ]
-                for name in names
-            ],
-        )
-    )
-    found.tables.append(
-        Table(
+            stats,
+            {
+                "subject": lambda name: name.replace("_", " "),
+                "median ms": lambda name: num(stats[name]["median_ms"]),
+                "p99 ms": lambda name: num(stats[name]["p99_ms"]),
+                "writes / s": lambda name: num(rate(name)),
+                "vs sequential": lambda name: times(tp["ratios"].get(name, 1)),
+            },
+        ),
+        columns(
             "Event-loop stalls",
             f"A heartbeat task sleeping 1 ms at a time beside {stalls['rounds']} calls of each "
             f"operation on stores of {stalls['items']:,} nodes; stall = a gap between beats "
             f"beyond 1 ms. Longest engine call in the run: {ms(longest)}. ms.",
-            [
-                "operation",
-                "op median",
-                "stall p99",
-                "longest stall",
-                "longest section",
-                "its longest engine call",
-                "longest stall / longest engine call",
-            ],
-            [
-                [
-                    name,
-                    num(row["op"]["median_ms"]),
-                    num(row["stall"]["p99_ms"]),
-                    num(row["longest_stall_ms"]),
-                    num(row["longest_section_ms"]),
-                    f"{num(row['longest_own_call_ms'])} (`{row['longest_own_call']}`)",
-                    times(row["longest_stall_ms"] / longest),
-                ]
-                for name, row in stalls["ops"].items()
-            ],
-        )
-    )
-    found.charts.append(
+            ops,
+            {
+                "operation": lambda name: name,
+                "op median": lambda name: num(ops[name]["op"]["median_ms"]),
+                "stall p99": lambda name: num(ops[name]["stall"]["p99_ms"]),
+                "longest stall": lambda name: num(ops[name]["longest_stall_ms"]),
+                "longest section": lambda name: num(ops[name]["longest_section_ms"]),
+                "its longest engine call": lambda name: (
+                    f"{num(ops[name]['longest_own_call_ms'])} (`{ops[name]['longest_own_call']}`)"
+                ),
+                "longest stall / longest engine call": lambda name: times(
+                    ops[name]["longest_stall_ms"] / longest
+                ),
+            },
+        ),
+    ]
+    found.charts += [
         Chart(
             "write rate against sequential",
             "",
@@ -622,53 +560,25 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             },
             linear=True,
             categories=[k.replace("_", "\n") for k in tp["ratios"]],
-        )
-    )
-    found.charts.append(
+        ),
         Chart(
             "longest loop stall per operation (ms)",
             "",
             "ms",
             {
-                "longest stall": list(
-                    enumerate(r["longest_stall_ms"] for r in stalls["ops"].values())
-                ),
-                "longest section": list(
-                    enumerate(r["longest_section_ms"] for r in stalls["ops"].values())
-                ),
-                "longest engine call, whole run": [(i, longest) for i in range(len(stalls["ops"]))],
+                "longest stall": list(enumerate(r["longest_stall_ms"] for r in ops.values())),
+                "longest section": list(enumerate(r["longest_section_ms"] for r in ops.values())),
+                "longest engine call, whole run": [(i, longest) for i in range(len(ops))],
             },
             linear=True,
-            categories=[name.replace(" ", "\n") for name in stalls["ops"]],
-        )
-    )
+            categories=[name.replace(" ", "\n") for name in ops],
+        ),
+    ]
     return found
 
 
-def calls_within(probe: Probe, start: int, end: int) -> dict[str, float]:
-    """Engine time per method inside [start, end], in ms (methods under 0.1 ms left out)."""
-    found: dict[str, float] = {}
-    for span, covered in probe.within("call", start, end):
-        found[span.what] = found.get(span.what, 0) + covered / 1e6
-    return {method: round(took, 3) for method, took in found.items() if took >= 0.1}
-
-
-def _engine_against(subject: dict[str, float], reference: dict[str, float]) -> str:
-    methods = sorted(
-        (key for key in subject if key.startswith("engine ")), key=lambda key: -subject[key]
-    )[:5]
-    return ", ".join(
-        f"`{key[7:]}` {num(subject[key] / 1e6)} ms ({num(reference.get(key, 0) / 1e6)})"
-        for key in methods
-    )
-
-
-def main() -> None:
+if __name__ == "__main__":
     if sys.argv[1:2] == ["--worker"]:
         worker()
-        return
-    execute("concurrency", __doc__ or "", FULL, SMOKE, workloads)
-
-
-if __name__ == "__main__":
-    main()
+    else:
+        execute("concurrency", __doc__ or "", FULL, SMOKE, workloads)

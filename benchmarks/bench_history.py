@@ -1,18 +1,13 @@
 """History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, in every adapter.
 
-    uv run python benchmarks/bench_history.py            # full run, writes results/history.json
-    uv run python benchmarks/bench_history.py --smoke    # tiny sizes, seconds
+    uv run python benchmarks/bench_history.py [--smoke]    # writes results/history.json
 
-One store per adapter, in its own format, holding 100 nodes over ``commits``
-commits: the first commit writes all of them, every later one rewrites one of
-99 (the anchor is never rewritten, so asking about it walks the whole chain,
-the worst case). Each adapter runs in a process of its own; each operation's
-first call, on a fresh adapter object with the kit's history caches emptied,
-is the *cold* figure; the same call repeated gives the *warm* ones. While the
-cold call runs, another caller in that process (a task of the same loop, or a
-thread beside a blocking read) asks for the store every 2 ms, so the read has
-to let others in: the longest span it kept its turn (``probes``) is its
-longest continuous hold of the store.
+One store per adapter, in its own format: 100 nodes written by the first commit, then one
+of 99 rewritten per commit (never the anchor, so asking about it walks the whole chain).
+Each adapter runs in a process of its own. *Cold*: an operation's first call on a fresh
+adapter object with the history caches emptied; *warm*: the same call repeated. While the
+cold call runs, another caller in the process asks for the store every 2 ms; the longest
+span the read kept its turn (``probes``) is its longest continuous hold of the store.
 """
 
 from __future__ import annotations
@@ -38,9 +33,10 @@ from harness import (
     Chart,
     Scratch,
     Summary,
-    Table,
     Target,
+    call_tool,
     child_json,
+    columns,
     execute,
     num,
     profile_line,
@@ -53,17 +49,10 @@ from harness import (
 report = functools.partial(progress, "bench_history")
 
 NODES = 100
-ADAPTERS = ("autogen", "langgraph", "mcp")
-OPS = {
-    "autogen": ("why", "history", "when_did"),
-    "langgraph": ("why", "history"),
-    "mcp": ("why", "history", "when_did"),
-}
 WARM_LIMIT_MS = {"why": 50.0, "history": 50.0, "when_did": 200.0}
 HOLD_LIMIT_MS = 60.0
-PROFILED = 3
-"""Warm calls profiled with cProfile after the timed ones."""
-CALLS = {
+PROFILED = 3  # warm calls profiled with cProfile after the timed ones
+CALLS = {  # the operations of each adapter, as the report names them
     "autogen": {
         "why": "`memory.why(item 1)`",
         "history": "`memory.history()` (every commit)",
@@ -91,17 +80,16 @@ FULL = Plan(commits=3_000, warm_reps=10)
 SMOKE = Plan(commits=40, warm_reps=3)
 
 
-# --- the stores -------------------------------------------------------------------
-
-
-def text(rev: int) -> dict[str, Any]:
-    from mnem_autogen import codec
-
-    return codec.encode(MemoryContent(content=f"fact rev {rev}", mime_type=MemoryMimeType.TEXT))
+# --- the stores ------------------------------------------------------------------------------
 
 
 def build_autogen(path: Path, commits: int) -> None:
     """Items 1..100 of memory ``NAME`` in the first commit, then one item rewritten per commit."""
+    from mnem_autogen import codec
+
+    def text(rev: int) -> dict[str, Any]:
+        return codec.encode(MemoryContent(content=f"fact rev {rev}", mime_type=MemoryMimeType.TEXT))
+
     path.mkdir(parents=True)
     engine = mnem.init(path)
     for seq in range(1, NODES + 1):
@@ -111,18 +99,6 @@ def build_autogen(path: Path, commits: int) -> None:
         node = own_id(2 + rev % (NODES - 1))
         engine.add(node, text(rev))
         engine.commit(f"add {node}", author="mnem-autogen")
-
-
-def build_langgraph(path: Path, commits: int) -> None:
-    """The same shape through ``MnemosyneStore``: one batch of 100 puts, then one put per commit."""
-    from langgraph.store.base import PutOp
-
-    from mnem_langgraph import MnemosyneStore
-
-    with MnemosyneStore(path) as store:
-        store.batch([PutOp(("bench",), f"k{i}", {"rev": 0}) for i in range(NODES)])
-        for rev in range(1, commits):
-            store.put(("bench",), f"k{1 + rev % (NODES - 1)}", {"rev": rev})
 
 
 def build_mcp(path: Path, commits: int) -> None:
@@ -139,10 +115,22 @@ def build_mcp(path: Path, commits: int) -> None:
         engine.commit(f"remember {node}", author="mnem-mcp")
 
 
+def build_langgraph(path: Path, commits: int) -> None:
+    """The same shape through ``MnemosyneStore``: one batch of 100 puts, then a put per commit."""
+    from langgraph.store.base import PutOp
+
+    from mnem_langgraph import MnemosyneStore
+
+    with MnemosyneStore(path) as store:
+        store.batch([PutOp(("bench",), f"k{i}", {"rev": 0}) for i in range(NODES)])
+        for rev in range(1, commits):
+            store.put(("bench",), f"k{1 + rev % (NODES - 1)}", {"rev": rev})
+
+
 BUILDERS = {"autogen": build_autogen, "langgraph": build_langgraph, "mcp": build_mcp}
 
 
-# --- the child process: one operation, cold then warm --------------------------------
+# --- the child process: each operation, cold then warm ----------------------------------------
 
 
 Call = Callable[[], Awaitable[Any]]
@@ -173,16 +161,15 @@ async def operation(
 
         graph_store = MnemosyneStore(store)
         stack.callback(graph_store.close)
-        sync_calls: dict[str, Callable[[], Any]] = {
+        blocking = {
             "why": lambda: graph_store.why(("bench",), "k0"),
             "history": graph_store.history,
         }
-        sync_call = sync_calls[op]
 
-        async def blocking() -> Any:
-            return sync_call()
+        async def call() -> Any:
+            return blocking[op]()
 
-        return blocking
+        return call
     from mcp import Client
 
     from mnem_mcp import StoreSettings, build_server
@@ -195,23 +182,15 @@ async def operation(
         "history": {"node_id": "anchor", "limit": 20},
         "when_did": {"node_id": "anchor", "condition": "present"},
     }[op]
-
-    async def tool() -> Any:
-        result = await client.call_tool(op, arguments)
-        if result.is_error:
-            raise RuntimeError(f"{op} failed: {result.content}")
-        return result
-
-    return tool
+    return lambda: call_tool(client, op, **arguments)
 
 
 class Contender:
-    """Another caller that wants the store every 2 ms for an empty session; its waits.
+    """Another caller that asks for the store every 2 ms for an empty session; its waits.
 
-    Beside an async read it is a task of the same event loop; beside a blocking read,
-    a thread. (A thread beside an async read is not a fair probe of the read: engine
-    calls never release the GIL, and such a thread was seen to get no chance to ask
-    for hundreds of milliseconds.)
+    Beside an async read it is a task of the same event loop; beside a blocking read, a
+    thread. (A thread beside an async read is no fair probe: engine calls never release the
+    GIL, and such a thread was seen to get no chance to ask for hundreds of milliseconds.)
     """
 
     def __init__(self, store: str, *, thread: bool) -> None:
@@ -275,7 +254,7 @@ async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[
 
     probe = install()
     rows = []
-    for op in OPS[adapter]:
+    for op in CALLS[adapter]:
         forget_history_caches()
         probe.clear()
         async with contextlib.AsyncExitStack() as stack:
@@ -326,44 +305,33 @@ async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[
     return rows
 
 
-# --- the run --------------------------------------------------------------------------
-
-
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     rows = []
-    for adapter in ADAPTERS:
+    for adapter, ops in CALLS.items():
         report(f"{adapter}: building a store of {plan.commits:,} commits")
         started = time.monotonic()
-        template = scratch.template(
-            adapter, lambda path, a=adapter: BUILDERS[a](path, plan.commits)
-        )
+        template = scratch.template(adapter, lambda p, a=adapter: BUILDERS[a](p, plan.commits))
         built = round(time.monotonic() - started, 1)
         store = scratch.copy(template)
-        report(f"{adapter}: {', '.join(OPS[adapter])}, cold then warm, in a process of its own")
-        found = child_json(
-            [
-                str(BENCH_DIR / "bench_history.py"),
-                "--child",
-                adapter,
-                str(store),
-                str(plan.commits),
-                str(plan.warm_reps),
-            ]
-        )
+        report(f"{adapter}: {', '.join(ops)}, cold then warm, in a process of its own")
+        args = ["--child", adapter, str(store), str(plan.commits), str(plan.warm_reps)]
+        found = child_json([str(BENCH_DIR / "bench_history.py"), *args])
         rows.extend({**row, "build_s": built} for row in found["reads"])
         scratch.discard(store)
     return {"commits": plan.commits, "nodes": NODES, "reads": rows}
 
 
+# --- what the figures say ------------------------------------------------------------------
+
+
 def summarize(workloads: dict[str, Any]) -> Summary:
-    rows = workloads["reads"]
-    commits = workloads["commits"]
+    rows, commits = workloads["reads"], workloads["commits"]
     found = Summary()
+    slow = [r for r in rows if r["warm"]["median_ms"] > WARM_LIMIT_MS[r["op"]]]
     for row in rows:
-        warm = row["warm"]["median_ms"]
         limit = WARM_LIMIT_MS[row["op"]]
         why = ""
-        if warm > limit:
+        if row in slow:
             why = (
                 f"Warm, the call makes {row['warm_engine_calls']:g} engine call(s): the time is "
                 f"Python. cProfile of a warm call, own time: {profile_line(row['warm_profile'])}."
@@ -371,7 +339,7 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         found.targets.append(
             Target(
                 f"warm `{row['op']}` ≤ {limit:g} ms at {commits:,} commits, {row['adapter']}",
-                warm,
+                row["warm"]["median_ms"],
                 limit,
                 "ms",
                 CALLS[row["adapter"]][row["op"]],
@@ -389,20 +357,32 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             "and `get_at` only, so there is nothing to time.",
         )
     )
-    worst = max(rows, key=lambda r: r["hold_ms"])
+    held = sorted(rows, key=lambda r: -r["hold_ms"])
+    over = [
+        f"{r['adapter']} `{r['op']}` {num(r['hold_ms'])} ms (its thread ran "
+        f"{num(r['hold_parts_ms']['thread_cpu'])} ms of it; {r['hold_parts_ms']['calls']} engine "
+        f"calls took {num(r['hold_parts_ms']['engine_calls'])} ms, the longest "
+        f"`{r['hold_parts_ms']['longest_call']}` {num(r['hold_parts_ms']['longest_call_ms'])} ms)"
+        for r in held
+        if r["hold_ms"] > HOLD_LIMIT_MS
+    ]
     found.targets.append(
         Target(
             f"longest continuous hold of the store by a read at {commits:,} commits ≤ "
             f"{HOLD_LIMIT_MS:g} ms",
-            worst["hold_ms"],
+            held[0]["hold_ms"],
             HOLD_LIMIT_MS,
             "ms",
-            f"{worst['adapter']} `{worst['op']}`, cold",
-            "" if worst["hold_ms"] <= HOLD_LIMIT_MS else _hold_why(rows),
+            f"{held[0]['adapter']} `{held[0]['op']}`, cold",
+            ""
+            if not over
+            else "A walk keeps its turn until 50 ms have passed and someone waits, then lets go "
+            "at its next pause, so a hold is about 50 ms plus the step in progress; one engine "
+            "call cannot be cut. Holds over the limit: " + "; ".join(over) + ".",
         )
     )
     found.tables.append(
-        Table(
+        columns(
             f"History at {commits:,} commits",
             f"A store of {workloads['nodes']} nodes per adapter, one process per adapter. Cold: "
             "the first call on a fresh adapter object with the kit's history caches emptied; "
@@ -412,41 +392,27 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             "CPU: the CPU time its thread used in that span (the rest it waited for a CPU); "
             "section: the longest run of engine calls without "
             "a pause; the other reader's longest wait beside. ms.",
-            [
-                "adapter",
-                "operation",
-                "cold",
-                "warm median",
-                "warm max",
-                "hold",
-                "hold on CPU",
-                "section",
-                "other reader's longest wait",
-                "cold: engine time",
-            ],
-            [
-                [
-                    r["adapter"],
-                    CALLS[r["adapter"]][r["op"]],
-                    num(r["cold_ms"]),
-                    num(r["warm"]["median_ms"]),
-                    num(r["warm_max_ms"]),
-                    num(r["hold_ms"]),
-                    num(r["hold_parts_ms"]["thread_cpu"]),
-                    num(r["section_ms"]),
-                    num(r["contender_wait_max_ms"]),
-                    _engine_line(r["cold_engine"]),
-                ]
-                for r in rows
-            ],
+            rows,
+            {
+                "adapter": lambda r: r["adapter"],
+                "operation": lambda r: CALLS[r["adapter"]][r["op"]],
+                "cold": lambda r: num(r["cold_ms"]),
+                "warm median": lambda r: num(r["warm"]["median_ms"]),
+                "warm max": lambda r: num(r["warm_max_ms"]),
+                "hold": lambda r: num(r["hold_ms"]),
+                "hold on CPU": lambda r: num(r["hold_parts_ms"]["thread_cpu"]),
+                "section": lambda r: num(r["section_ms"]),
+                "other reader's longest wait": lambda r: num(r["contender_wait_max_ms"]),
+                "cold: engine time": lambda r: "; ".join(
+                    f"`{name}` x{calls['calls']} {num(calls['total_ms'])} ms"
+                    for name, calls in list(r["cold_engine"].items())[:3]
+                ),
+            },
         )
     )
     found.tables += [
-        profile_table(f"Profile: {r['adapter']} `{r['op']}`, warm", r["warm_profile"])
-        for r in rows
-        if r["warm"]["median_ms"] > WARM_LIMIT_MS[r["op"]]
+        profile_table(f"Profile: {r['adapter']} `{r['op']}`, warm", r["warm_profile"]) for r in slow
     ]
-    labels = [f"{r['adapter']}\n{r['op']}" for r in rows]
     found.charts.append(
         Chart(
             f"history reads at {commits:,} commits (ms, log)",
@@ -457,46 +423,15 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 "warm median": [(i, r["warm"]["median_ms"]) for i, r in enumerate(rows)],
                 "hold": [(i, r["hold_ms"]) for i, r in enumerate(rows)],
             },
-            categories=labels,
+            categories=[f"{r['adapter']}\n{r['op']}" for r in rows],
         )
     )
     return found
 
 
-def _engine_line(engine: dict[str, dict[str, float]]) -> str:
-    parts = [
-        f"`{name}` x{found['calls']} {num(found['total_ms'])} ms"
-        for name, found in list(engine.items())[:3]
-    ]
-    return "; ".join(parts)
-
-
-def _hold_why(rows: list[dict[str, Any]]) -> str:
-    over = [r for r in rows if r["hold_ms"] > HOLD_LIMIT_MS]
-    parts = []
-    for row in sorted(over, key=lambda r: -r["hold_ms"]):
-        hold = row["hold_parts_ms"]
-        parts.append(
-            f"{row['adapter']} `{row['op']}` {num(row['hold_ms'])} ms (its thread ran "
-            f"{num(hold['thread_cpu'])} ms of it; {hold['calls']} engine calls took "
-            f"{num(hold['engine_calls'])} ms, the longest `{hold['longest_call']}` "
-            f"{num(hold['longest_call_ms'])} ms)"
-        )
-    return (
-        "A walk keeps its turn until 50 ms have passed and someone waits, then lets go at its "
-        "next pause, so a hold is about 50 ms plus the step in progress; one engine call cannot "
-        "be cut. Holds over the limit: " + "; ".join(parts) + "."
-    )
-
-
-def main() -> None:
+if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         adapter, store, commits, reps = sys.argv[2:6]
-        found = asyncio.run(child(adapter, store, int(commits), int(reps)))
-        print(json.dumps({"reads": found}))
-        return
-    execute("history", __doc__ or "", FULL, SMOKE, workloads)
-
-
-if __name__ == "__main__":
-    main()
+        print(json.dumps({"reads": asyncio.run(child(adapter, store, int(commits), int(reps)))}))
+    else:
+        execute("history", __doc__ or "", FULL, SMOKE, workloads)

@@ -1,18 +1,15 @@
 """How fast ``mnem-history html`` is on a 3,000-commit store, and how fast its page answers.
 
-Targets: generating the page takes at most 5 s; the page is interactive in headless
-Chromium within 2 s. Self-contained (no other benchmark module):
-
-    uv run python benchmarks/bench_history_view.py            # 3,000 commits -> results/history_view.json
+    uv run python benchmarks/bench_history_view.py            # -> results/history_view.json
     uv run python benchmarks/bench_history_view.py --smoke    # 60 commits, figures meaningless
 
-The store is written by the real adapters (AutoGen items added and cleared, LangGraph
-items put and deleted across ten namespaces, MCP nodes revised), built on a RAM disk
-and copied to the work directory. Generation is timed as a user runs it: a new
-process, so the kit's per-process history caches start empty. A second process
-times each phase, and the engine's per-commit reads on their own, so a missed
-target says where the time went. The browser part needs Debian's ``chromium`` and
-the npm package ``playwright-core`` (``scripts/ci/browser.sh`` installs both).
+Targets: generating the page takes at most 5 s; the page is interactive in headless
+Chromium within 2 s. The store is written by the real adapters (AutoGen items added and
+cleared, LangGraph items put and deleted across ten namespaces, MCP nodes revised).
+Generation is timed as a user runs it, in a new process (the kit's history caches start
+empty); a second process times each phase and the engine's per-commit reads, so a missed
+target says where the time went. The browser part needs Debian's ``chromium`` and the npm
+package ``playwright-core`` (``scripts/ci/browser.sh`` installs both).
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
-import importlib.metadata
 import json
 import os
 import platform
@@ -36,8 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+from harness import RESULTS, Scratch, disk_bytes, git, progress, versions
+
 TARGET_GENERATE_S = 5.0
 TARGET_INTERACTIVE_S = 2.0
 TOOLS = Path(os.environ.get("MNEM_BROWSER_TOOLS", Path.home() / ".cache" / "mnem-browser"))
@@ -48,10 +44,7 @@ CHROMIUM = os.environ.get("MNEM_CHROMIUM", "/usr/bin/chromium")
 
 
 def say(text: str) -> None:
-    print(f"[history-view] {text}", file=sys.stderr, flush=True)
-
-
-# --- the store ------------------------------------------------------------------------
+    progress("history-view", text)
 
 
 async def build_store(path: Path, commits: int) -> None:
@@ -108,12 +101,7 @@ async def build_store(path: Path, commits: int) -> None:
     service.close()
 
 
-def scratch_root() -> Path:
-    shm = Path("/dev/shm")
-    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
-
-
-# --- generation ----------------------------------------------------------------------------
+# --- generation --------------------------------------------------------------------------
 
 PHASES = textwrap.dedent(
     """
@@ -180,35 +168,21 @@ PHASES = textwrap.dedent(
 )
 
 
-def timed_command(*args: str) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of ``python -m mnem_adapter_kit.view ARGS`` in a new process.
+def run(*args: str) -> str:
+    """What this Python prints, run on ``args``."""
+    done = subprocess.run([sys.executable, *args], check=True, capture_output=True, text=True)
+    return done.stdout
 
-    CPU time (user + system) is what the command itself costs; on a shared, loaded
-    machine the wall clock also counts the time other processes held the cores.
-    """
+
+def timed_command(*args: str) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of ``python -m mnem_adapter_kit.view ARGS`` in a new process
+    (on a loaded machine the wall clock also counts the time others held the cores)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "mnem_adapter_kit.view", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    run("-m", "mnem_adapter_kit.view", *args)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
-
-
-def phases(store: Path, out: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", PHASES, str(store), str(out)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 # --- the browser --------------------------------------------------------------------------
@@ -284,57 +258,39 @@ def browser(page_file: Path, runs: int) -> dict[str, Any]:
 
 
 def environment() -> dict[str, Any]:
-    versions = {}
-    for name in ("mnem-agents", "mnem-adapter-kit", "mnem-autogen", "mnem-langgraph", "mnem-mcp"):
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip()
-    except OSError:
-        commit = ""
     return {
         "cpus": os.cpu_count(),
         "load_average": list(os.getloadavg()),
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "packages": versions,
-        "commit": commit,
+        "packages": versions(
+            ("mnem-agents", "mnem-adapter-kit", "mnem-autogen", "mnem-langgraph", "mnem-mcp")
+        ),
+        "commit": git("rev-parse", "--short", "HEAD"),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
 
 
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    cli.add_argument("--commits", type=int, default=3000)
     cli.add_argument("--smoke", action="store_true", help="60 commits, one browser run")
-    cli.add_argument("--store", type=Path, help="reuse (or keep) the benchmark store here")
-    cli.add_argument("--out", type=Path, default=HERE / "results" / "history_view.json")
-    cli.add_argument("--browser-runs", type=int, default=3)
+    cli.add_argument("--out", type=Path, default=RESULTS / "history_view.json")
     args = cli.parse_args()
-    commits = 60 if args.smoke else args.commits
-    runs = 1 if args.smoke else args.browser_runs
+    commits, runs = (60, 1) if args.smoke else (3000, 3)
     before = environment()
-
     with tempfile.TemporaryDirectory(prefix="bench-history-view-") as folder:
-        work = Path(folder)
-        store = args.store or work / "store"
-        built_s = None
-        if not (store / ".mnem").is_dir():
-            ram = Path(tempfile.mkdtemp(prefix="bench-history-view-", dir=scratch_root()))
-            try:
-                say(f"building a {commits}-commit store with the three adapters")
-                started = time.perf_counter()
-                asyncio.run(build_store(ram / "store", commits))
-                built_s = time.perf_counter() - started
-                shutil.copytree(ram / "store", store)
-            finally:
-                shutil.rmtree(ram, ignore_errors=True)
-        size = sum(f.stat().st_size for f in (store / ".mnem").rglob("*") if f.is_file())
-
+        work, scratch = Path(folder), Scratch(Path(folder))
+        try:
+            say(f"building a {commits}-commit store with the three adapters")
+            started = time.perf_counter()
+            template = scratch.template(
+                "store", lambda path: asyncio.run(build_store(path, commits))
+            )
+            built_s = time.perf_counter() - started
+            store = scratch.copy(template)
+        finally:
+            scratch.discard(scratch.ram)
+        size = disk_bytes(store / ".mnem")
         say("cold generation, as a user runs it")
         page_file = work / "history.html"
         generate_s, generate_cpu_s = timed_command(
@@ -344,13 +300,10 @@ def main() -> None:
         say(f"  {generate_s:.2f} s ({generate_cpu_s:.2f} s of CPU), {html_bytes / 1e6:.2f} MB")
         log_s, log_cpu_s = timed_command("--store", str(store), "log", "-n", "20")
         say("phases and engine calls, in a new process")
-        detail = phases(store, work / "again.html")
+        detail: dict[str, Any] = json.loads(run("-c", PHASES, str(store), str(work / "again.html")))
         say("the page in headless Chromium")
         seen = browser(page_file, runs)
-
-    interactive_s = None
-    if "median" in seen:
-        interactive_s = seen["median"]["goto_to_ready_ms"] / 1000
+    interactive_s = seen["median"]["goto_to_ready_ms"] / 1000 if "median" in seen else None
     walk_s = detail["cold_walk_s"]
     result = {
         "what": "mnem-history html on a store written by the three adapters",
@@ -382,16 +335,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     say(f"wrote {args.out}")
-    print(
-        json.dumps(
-            {
-                "generate_s": generate_s,
-                "generate_cpu_s": generate_cpu_s,
-                "interactive_s": interactive_s,
-                "walk_s": walk_s,
-            }
-        )
-    )
+    summary = {"generate_s": generate_s, "generate_cpu_s": generate_cpu_s}
+    print(json.dumps({**summary, "interactive_s": interactive_s, "walk_s": walk_s}))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,11 @@
-"""LangGraph benchmarks: ``put``, ``get`` and ``search`` on ``MnemosyneStore`` and its peers.
+"""LangGraph: ``put``, ``get`` and ``search`` on ``MnemosyneStore`` and its peers.
 
-    uv run python benchmarks/bench_langgraph.py            # full run, writes results/langgraph.json
-    uv run python benchmarks/bench_langgraph.py --smoke    # tiny sizes, seconds
+    uv run python benchmarks/bench_langgraph.py [--smoke]    # writes results/langgraph.json
 
-At each size every store holds the same ``n`` items, spread over ten namespaces.
-``MnemosyneStore`` is timed in the same rounds as LangGraph's ``InMemoryStore``,
-its ``SqliteStore`` on a file in the work directory (the durable reference) and a
-raw engine commit (``mnem.agents.remember`` of the same node) on an identical
-store, the floor for a durable write. A ``put`` updates an existing item, so the
-stores keep their size.
+At each size every store holds the same ``n`` items in ten namespaces. ``MnemosyneStore``
+is timed in the same rounds as ``InMemoryStore``, a file-backed ``SqliteStore`` and a raw
+engine commit of the same node on an identical store (the floor for a durable write). A
+``put`` updates an existing item, so the stores keep their size.
 """
 
 from __future__ import annotations
@@ -29,16 +26,17 @@ from harness import (
     Step,
     Summary,
     Target,
-    clock_sync,
     execute,
     interleave,
+    median_line,
     ms,
     profile_line,
     profile_table,
     progress,
     ratio,
     ratio_table,
-    summary,
+    summaries,
+    sync_step,
     top_functions,
 )
 from langgraph.store.base import BaseStore, PutOp
@@ -50,13 +48,9 @@ from mnem_langgraph.namespaces import node_id
 
 report = functools.partial(progress, "bench_langgraph")
 
-NAMESPACES = 10
-
 
 @dataclass(frozen=True)
 class Plan:
-    """Sizes and repetitions of one run."""
-
     sizes: tuple[int, ...]
     reps: int
     profile_calls: int
@@ -67,7 +61,7 @@ SMOKE = Plan(sizes=(20,), reps=3, profile_calls=2)
 
 
 def namespace(i: int) -> tuple[str, ...]:
-    return ("users", f"u{i % NAMESPACES}", "memories")
+    return ("users", f"u{i % 10}", "memories")
 
 
 def value(i: int, version: int = 0) -> dict[str, Any]:
@@ -75,32 +69,27 @@ def value(i: int, version: int = 0) -> dict[str, Any]:
 
 
 def puts(n: int) -> list[PutOp]:
-    """The ``n`` items every store starts with."""
     return [PutOp(namespace(i), f"m{i}", value(i)) for i in range(n)]
 
 
-def sqlite_store(path: Path) -> SqliteStore:
-    """A file-backed ``SqliteStore``, set up, in autocommit mode as ``from_conn_string`` makes it."""
-    conn = sqlite3.connect(path / "store.db", check_same_thread=False, isolation_level=None)
-    store = SqliteStore(conn)
-    store.setup()
-    return store
+def template(scratch: Scratch, n: int) -> Path:
+    def build(path: Path) -> None:
+        with MnemosyneStore(path) as store:
+            store.batch(puts(n))
 
-
-def build_mnemosyne(path: Path, n: int) -> None:
-    with MnemosyneStore(path) as store:
-        store.batch(puts(n))
+    return scratch.template(f"lg-{n}", build)
 
 
 async def bench_size(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
-    """put, get and search at one size; one row per operation."""
-    template = scratch.template(f"lg-{n}", lambda path: build_mnemosyne(path, n))
-    mnem_path, raw_path, sqlite_path = (
-        scratch.copy(template),
-        scratch.copy(template),
-        scratch.fresh(),
+    """put, get and search at one size; a row per operation."""
+    mnem_path, raw_path = scratch.copy(template(scratch, n)), scratch.copy(template(scratch, n))
+    sqlite_path = scratch.fresh()
+    mnemosyne = MnemosyneStore(mnem_path)
+    # file-backed, in autocommit mode as ``SqliteStore.from_conn_string`` makes it
+    sqlite = SqliteStore(
+        sqlite3.connect(sqlite_path / "store.db", check_same_thread=False, isolation_level=None)
     )
-    mnemosyne, sqlite = MnemosyneStore(mnem_path), sqlite_store(sqlite_path)
+    sqlite.setup()
     stores: dict[str, BaseStore] = {
         "mnemosyne": mnemosyne,
         "sqlite": sqlite,
@@ -123,10 +112,10 @@ async def bench_size(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any
     rows = []
     for op, call_op in ops.items():
         steps: dict[str, Step] = {
-            name: timed(functools.partial(call_op, store)) for name, store in stores.items()
+            name: sync_step(functools.partial(call_op, store)) for name, store in stores.items()
         }
         if op == "put":
-            steps["raw_commit"] = timed(
+            steps["raw_commit"] = sync_step(
                 lambda call: mnem.agents.remember(
                     raw,
                     node_id(namespace(keys[call]), f"m{keys[call]}"),
@@ -137,7 +126,7 @@ async def bench_size(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any
         samples = await interleave(
             steps, plan.reps, report=lambda line, op=op: report(f"{op} n={n}: {line}")
         )
-        stats = {name: summary(found) for name, found in samples.items()}
+        stats = summaries(samples)
         ratios = {
             "mnemosyne/sqlite": ratio(stats["mnemosyne"], stats["sqlite"]),
             "mnemosyne/in_memory": ratio(stats["mnemosyne"], stats["in_memory"]),
@@ -151,19 +140,10 @@ async def bench_size(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any
     return rows
 
 
-def timed(call: Callable[[int], Any]) -> Step:
-    """A step that times a synchronous store call."""
-
-    async def step(i: int) -> int:
-        return clock_sync(lambda: call(i))
-
-    return step
-
-
 def bench_profiles(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     """Where ``MnemosyneStore.put`` and ``get`` spend their time at the largest size."""
     n = max(plan.sizes)
-    path = scratch.copy(scratch.template(f"lg-{n}", lambda p: build_mnemosyne(p, n)))
+    path = scratch.copy(template(scratch, n))
     found = {}
     with MnemosyneStore(path) as store:
         store.get(namespace(0), "m0")
@@ -193,25 +173,23 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 def summarize(found: dict[str, Any]) -> Summary:
     out = Summary()
     for op in ("put", "get"):
-        row = max(
-            (r for r in found["ops"] if r["op"] == op),
-            key=lambda r: r["ratios"]["mnemosyne/sqlite"],
-        )
-        subjects = row["subjects"]
+        rows = [r for r in found["ops"] if r["op"] == op]
+        row = max(rows, key=lambda r: r["ratios"]["mnemosyne/sqlite"])
+        mnemosyne, sqlite = (row["subjects"][s]["median_ms"] for s in ("mnemosyne", "sqlite"))
         why = (
-            f"At n={row['n']:,}: `MnemosyneStore.{op}` {ms(subjects['mnemosyne']['median_ms'])}, "
-            f"`SqliteStore.{op}` {ms(subjects['sqlite']['median_ms'])}."
+            f"At n={row['n']:,}: `MnemosyneStore.{op}` {ms(mnemosyne)}, "
+            f"`SqliteStore.{op}` {ms(sqlite)}."
         )
         if op == "put":
-            raw = subjects["raw_commit"]["median_ms"]
+            raw = row["subjects"]["raw_commit"]["median_ms"]
             why += (
                 f" A put is one engine commit; the raw commit of the same node costs {ms(raw)} "
                 "here (every commit rewrites the store's whole state map and fsyncs); the "
-                f"adapter adds {ms(subjects['mnemosyne']['median_ms'] - raw)}."
+                f"adapter adds {ms(mnemosyne - raw)}."
             )
-        for name, rows in found["profiles"].items():
+        for name, profile in found["profiles"].items():
             if name.startswith(op):
-                why += f" cProfile of {name}, own time per call: {profile_line(rows)}."
+                why += f" cProfile of {name}, own time per call: {profile_line(profile)}."
         out.targets.append(
             Target(
                 f"LangGraph `{op}` ≤ 2x `SqliteStore`",
@@ -235,28 +213,14 @@ def summarize(found: dict[str, Any]) -> Summary:
     out.tables += [
         profile_table(f"Profile: langgraph {k}", v) for k, v in found["profiles"].items()
     ]
-    out.charts.append(
-        Chart(
-            "LangGraph put / get (median ms)",
-            "items in store",
-            "ms",
-            {
-                f"{subject} {op}": [
-                    (r["n"], r["subjects"][subject]["median_ms"])
-                    for r in found["ops"]
-                    if r["op"] == op
-                ]
-                for op in ("put", "get")
-                for subject in ("mnemosyne", "sqlite", "in_memory")
-            },
-        )
-    )
+    lines = {
+        f"{subject} {op}": median_line([r for r in found["ops"] if r["op"] == op], "n", subject)
+        for op in ("put", "get")
+        for subject in ("mnemosyne", "sqlite", "in_memory")
+    }
+    out.charts.append(Chart("LangGraph put / get (median ms)", "items in store", "ms", lines))
     return out
 
 
-def main() -> None:
-    execute("langgraph", __doc__ or "", FULL, SMOKE, workloads)
-
-
 if __name__ == "__main__":
-    main()
+    execute("langgraph", __doc__ or "", FULL, SMOKE, workloads)

@@ -3,20 +3,18 @@
     uv run python benchmarks/bench_mcp_transport.py           # full run, 5-10 minutes
     uv run python benchmarks/bench_mcp_transport.py --smoke   # tiny sizes, seconds
 
-Everything runs against ``mnem-mcp`` processes spawned as a client would spawn
-them, on stores built in a temporary directory:
+Against ``mnem-mcp`` processes spawned as a client would spawn them:
 
 * ``startup``: spawn to an initialized session, over stdio and over HTTP;
-* ``tools``: per-tool latency over stdio on a store of 1,000 nodes and on one of
-  3,000 commits (the history tools both cold, in a new process, and warm);
+* ``tools``: per-tool latency over stdio on a store of 1,000 nodes and on one of 3,000
+  commits (the history tools both cold, in a new process, and warm);
 * ``no_store_delay``: how long ``tools/list`` and ``ping`` take while a cold
   ``history(node_id)`` or ``when_did`` walks the 3,000 commits;
-* ``throughput``: two clients writing at once, each through its own stdio
-  server on one store, against both through one HTTP server.
+* ``throughput``: two clients writing at once, each through its own stdio server on one
+  store, against both through one HTTP server.
 
-Prints the results as JSON and writes them to ``results/mcp_transport.json``
-(``--out`` to change). Self-contained: the standard library and the workspace's
-packages only.
+Prints the results as JSON and, unless ``--smoke``, writes them to
+``results/mcp_transport.json`` (``--out`` to change).
 """
 
 from __future__ import annotations
@@ -35,19 +33,20 @@ import tempfile
 import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import mnem
+from harness import RESULTS, progress
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-HERE = Path(__file__).resolve().parent
 TOKEN = "bench-token-0123456789abcdef0123"
 SERVE = [sys.executable, "-m", "mnem_mcp"]
+Action = Callable[[int], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -64,10 +63,6 @@ FULL = Plan(nodes=1_000, commits=3_000, reps=30, slow_reps=1, starts=5, writes=6
 SMOKE = Plan(nodes=50, commits=120, reps=3, slow_reps=1, starts=1, writes=5)
 
 
-def log(message: str) -> None:
-    print(f"bench_mcp_transport: {message}", file=sys.stderr, flush=True)
-
-
 def stats(seconds: list[float]) -> dict[str, float]:
     ms = sorted(1000 * s for s in seconds)
     return {
@@ -78,7 +73,13 @@ def stats(seconds: list[float]) -> dict[str, float]:
     }
 
 
-# --- stores -----------------------------------------------------------------------
+async def timed(action: Callable[[], Awaitable[Any]]) -> float:
+    started = time.perf_counter()
+    await action()
+    return time.perf_counter() - started
+
+
+# --- stores and servers --------------------------------------------------------------------
 
 
 def node_store(path: Path, nodes: int) -> Path:
@@ -88,7 +89,6 @@ def node_store(path: Path, nodes: int) -> Path:
         for i in range(start, min(nodes, start + 100)):
             engine.add(f"user/fact-{i:06d}", f"the user prefers green tea, note {i}")
         engine.commit(f"notes {start}", author="bench")
-    del engine
     return path
 
 
@@ -100,7 +100,6 @@ def history_store(path: Path, commits: int) -> Path:
     for i in range(1, commits):
         engine.add(f"n{i % 100}", {"i": i})
         engine.commit(f"write {i}", author="bench")
-    del engine
     return path
 
 
@@ -109,11 +108,10 @@ def copy(template: Path, into: Path) -> Path:
     return into
 
 
-# --- servers ----------------------------------------------------------------------
-
-
-def stdio_params(store: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=SERVE[0], args=[*SERVE[1:], "--store", str(store)])
+def stdio(store: Path, **options: Any) -> Client:
+    """A client that spawns a stdio server on ``store``."""
+    params = StdioServerParameters(command=SERVE[0], args=[*SERVE[1:], "--store", str(store)])
+    return Client(params, **options)
 
 
 @asynccontextmanager
@@ -150,13 +148,7 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     return result.structured_content
 
 
-async def timed(action: Callable[[], Awaitable[Any]]) -> float:
-    started = time.perf_counter()
-    await action()
-    return time.perf_counter() - started
-
-
-# --- measurements -----------------------------------------------------------------
+# --- measurements ----------------------------------------------------------------------------
 
 
 async def startup(plan: Plan, scratch: Path, template: Path) -> dict[str, Any]:
@@ -165,7 +157,7 @@ async def startup(plan: Plan, scratch: Path, template: Path) -> dict[str, Any]:
     for i in range(plan.starts):
         store = copy(template, scratch / f"start-stdio-{i}")
         started = time.perf_counter()
-        async with Client(stdio_params(store)) as client:
+        async with stdio(store) as client:
             found["stdio"].append(time.perf_counter() - started)
             await client.list_tools()
         store = copy(template, scratch / f"start-http-{i}")
@@ -175,9 +167,7 @@ async def startup(plan: Plan, scratch: Path, template: Path) -> dict[str, Any]:
     return {name: stats(values) for name, values in found.items()}
 
 
-async def tool_latencies(
-    client: Client, reps: int, calls: dict[str, Callable[[int], Awaitable[Any]]]
-) -> dict[str, Any]:
+async def latencies(reps: int, calls: dict[str, Action]) -> dict[str, Any]:
     """Each call ``reps`` times (after one warm-up, which the client's schema check needs)."""
     measured = {}
     for name, action in calls.items():
@@ -191,10 +181,10 @@ async def tool_latencies(
     return measured
 
 
-async def tools_at_nodes(plan: Plan, store: Path) -> dict[str, Any]:
-    async with Client(stdio_params(store)) as client:
+async def tools_at_nodes(plan: Plan, template: Path, scratch: Path) -> dict[str, Any]:
+    async with stdio(copy(template, scratch / "tools-nodes")) as client:
         head = (await call(client, "whats_new"))["head"]
-        calls: dict[str, Callable[[int], Awaitable[Any]]] = {
+        calls: dict[str, Action] = {
             "remember": lambda i: call(client, "remember", node_id="bench/x", content=i),
             "recall one node": lambda i: call(client, "recall", node_id="user/fact-000007"),
             "recall a page (100)": lambda i: call(client, "recall"),
@@ -204,24 +194,23 @@ async def tools_at_nodes(plan: Plan, store: Path) -> dict[str, Any]:
             "whats_new since the first write here": lambda i: call(client, "whats_new", since=head),
             "list_tools (no store)": lambda i: client.list_tools(cache_mode="bypass"),
         }
-        return await tool_latencies(client, plan.reps, calls)
+        return await latencies(plan.reps, calls)
 
 
 async def tools_at_commits(plan: Plan, template: Path, scratch: Path) -> dict[str, Any]:
-    cold: dict[str, list[float]] = {"history(node_id)": [], "when_did": [], "why": []}
+    walks = {
+        "history(node_id)": ("history", {"node_id": "anchor"}),
+        "when_did": ("when_did", {"node_id": "anchor", "condition": "present"}),
+        "why": ("why", {"node_id": "anchor"}),
+    }
+    cold: dict[str, list[float]] = {name: [] for name in walks}
     for i in range(plan.slow_reps):
-        for name, (tool, args) in {
-            "history(node_id)": ("history", {"node_id": "anchor"}),
-            "when_did": ("when_did", {"node_id": "anchor", "condition": "present"}),
-            "why": ("why", {"node_id": "anchor"}),
-        }.items():
-            store = copy(template, scratch / f"cold-{name}-{i}")
-            async with Client(stdio_params(store)) as client:
+        for name, (tool, args) in walks.items():
+            async with stdio(copy(template, scratch / f"cold-{name}-{i}")) as client:
                 await client.list_tools()
                 cold[name].append(await timed(lambda t=tool, a=args: call(client, t, **a)))
-    store = copy(template, scratch / "warm")
-    async with Client(stdio_params(store)) as client:
-        calls: dict[str, Callable[[int], Awaitable[Any]]] = {
+    async with stdio(copy(template, scratch / "warm")) as client:
+        calls: dict[str, Action] = {
             "history (20)": lambda i: call(client, "history"),
             "history(node_id) warm": lambda i: call(client, "history", node_id="anchor"),
             "when_did warm": lambda i: call(
@@ -230,7 +219,7 @@ async def tools_at_commits(plan: Plan, template: Path, scratch: Path) -> dict[st
             "why warm": lambda i: call(client, "why", node_id="anchor"),
             "recall one node": lambda i: call(client, "recall", node_id="n7"),
         }
-        warm = await tool_latencies(client, plan.reps, calls)
+        warm = await latencies(plan.reps, calls)
     return {"cold (new process)": {k: stats(v) for k, v in cold.items()}, "warm": warm}
 
 
@@ -241,9 +230,8 @@ async def no_store_delay(plan: Plan, template: Path, scratch: Path) -> dict[str,
         ("history", {"node_id": "anchor"}),
         ("when_did", {"node_id": "anchor", "condition": "equals", "value": "first"}),
     ):
-        store = copy(template, scratch / f"delay-{tool}")
         delays: list[float] = []
-        async with Client(stdio_params(store), mode="legacy") as client:
+        async with stdio(copy(template, scratch / f"delay-{tool}"), mode="legacy") as client:
             await client.list_tools()
             walk = asyncio.create_task(client.call_tool(tool, arguments))
             await asyncio.sleep(0.3)
@@ -261,61 +249,56 @@ async def no_store_delay(plan: Plan, template: Path, scratch: Path) -> dict[str,
     return found
 
 
-async def writes(client: Client, name: str, count: int) -> None:
-    for i in range(count):
-        await call(client, "remember", node_id=f"{name}/{i:04d}", content={"i": i})
-
-
 async def throughput(plan: Plan, template: Path, scratch: Path) -> dict[str, Any]:
     """Two clients, ``plan.writes`` remembers each, at once."""
+
+    async def writes(client: Client, name: str) -> None:
+        for i in range(plan.writes):
+            await call(client, "remember", node_id=f"{name}/{i:04d}", content={"i": i})
+
     found = {}
-    store = copy(template, scratch / "tp-stdio")
-    async with Client(stdio_params(store)) as one, Client(stdio_params(store)) as two:
-        await one.list_tools()
-        await two.list_tools()
-        started = time.perf_counter()
-        await asyncio.gather(writes(one, "a", plan.writes), writes(two, "b", plan.writes))
-        elapsed = time.perf_counter() - started
-    found["stdio, a server per client"] = {
-        "writes": 2 * plan.writes,
-        "seconds": round(elapsed, 2),
-        "writes_per_s": round(2 * plan.writes / elapsed, 1),
-    }
-    store = copy(template, scratch / "tp-http")
-    async with http_server(store) as (url, _), http_client(url) as one, http_client(url) as two:
-        await one.list_tools()
-        await two.list_tools()
-        started = time.perf_counter()
-        await asyncio.gather(writes(one, "a", plan.writes), writes(two, "b", plan.writes))
-        elapsed = time.perf_counter() - started
-    found["http, one server"] = {
-        "writes": 2 * plan.writes,
-        "seconds": round(elapsed, 2),
-        "writes_per_s": round(2 * plan.writes / elapsed, 1),
-    }
+    for label in ("stdio, a server per client", "http, one server"):
+        async with AsyncExitStack() as stack:
+            if label.startswith("stdio"):
+                store = copy(template, scratch / "tp-stdio")
+                clients = [stdio(store), stdio(store)]
+            else:
+                store = copy(template, scratch / "tp-http")
+                url, _ = await stack.enter_async_context(http_server(store))
+                clients = [http_client(url), http_client(url)]
+            one, two = [await stack.enter_async_context(client) for client in clients]
+            await one.list_tools()
+            await two.list_tools()
+            started = time.perf_counter()
+            await asyncio.gather(writes(one, "a"), writes(two, "b"))
+            elapsed = time.perf_counter() - started
+        found[label] = {
+            "writes": 2 * plan.writes,
+            "seconds": round(elapsed, 2),
+            "writes_per_s": round(2 * plan.writes / elapsed, 1),
+        }
     return found
 
 
 async def run(plan: Plan, scratch: Path) -> dict[str, Any]:
-    log(f"building a {plan.nodes}-node store and a {plan.commits}-commit store")
+    def say(message: str) -> None:
+        progress("bench_mcp_transport", message)
+
+    say(f"building a {plan.nodes}-node store and a {plan.commits}-commit store")
     nodes = node_store(scratch / "template-nodes", plan.nodes)
     commits = history_store(scratch / "template-commits", plan.commits)
-    results: dict[str, Any] = {}
-    log("startup")
-    results["startup"] = await startup(plan, scratch, nodes)
-    log("tools at nodes")
-    results[f"tools at {plan.nodes} nodes (stdio)"] = await tools_at_nodes(
-        plan, copy(nodes, scratch / "tools-nodes")
-    )
-    log("tools at commits")
+    say("startup")
+    results: dict[str, Any] = {"startup": await startup(plan, scratch, nodes)}
+    say("tools at nodes")
+    results[f"tools at {plan.nodes} nodes (stdio)"] = await tools_at_nodes(plan, nodes, scratch)
+    say("tools at commits")
     results[f"tools at {plan.commits} commits (stdio)"] = await tools_at_commits(
         plan, commits, scratch
     )
-    log("no-store delay")
-    results["no_store_delay (tools/list and ping, stdio)"] = await no_store_delay(
-        plan, commits, scratch
-    )
-    log("throughput")
+    say("no-store delay")
+    key = "no_store_delay (tools/list and ping, stdio)"
+    results[key] = await no_store_delay(plan, commits, scratch)
+    say("throughput")
     results["throughput, two clients"] = await throughput(plan, nodes, scratch)
     return results
 
@@ -323,7 +306,7 @@ async def run(plan: Plan, scratch: Path) -> dict[str, Any]:
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--smoke", action="store_true", help="tiny sizes, to check the script")
-    cli.add_argument("--out", type=Path, default=HERE / "results" / "mcp_transport.json")
+    cli.add_argument("--out", type=Path, default=RESULTS / "mcp_transport.json")
     args = cli.parse_args()
     plan = SMOKE if args.smoke else FULL
     with tempfile.TemporaryDirectory(prefix="bench-mcp-transport-") as folder:
@@ -343,7 +326,7 @@ def main() -> None:
     if not args.smoke:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n")
-        log(f"wrote {args.out}")
+        progress("bench_mcp_transport", f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,8 @@
-"""What every benchmark script shares: timing, statistics, scratch stores and JSON output.
+"""What every benchmark script shares: timing, statistics, scratch stores, JSON and report records.
 
-Figures on a shared two-core machine are noisy, so every script measures a subject
-and its reference *interleaved* in the same rounds (:func:`interleave`) and reports
-ratios of medians; absolute numbers are kept only as context. Stores are built once
-per run on a RAM-backed scratch directory (staging a node there costs no fsync) and
-copied to the on-disk work directory before anything is timed.
+A subject and its reference are timed in the same rounds (:func:`interleave`) and reported as
+ratios of medians, so machine noise hits both alike. Stores are built once per run on a RAM
+disk and copied to the on-disk work directory before anything is timed.
 """
 
 from __future__ import annotations
@@ -13,7 +11,6 @@ import argparse
 import asyncio
 import cProfile
 import datetime
-import functools
 import gc
 import importlib.metadata
 import json
@@ -36,6 +33,7 @@ import mnem
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 RESULTS = BENCH_DIR / "results"
+SCRIPTS = ("concurrency", "layout", "history", "autogen", "langgraph", "mcp")  # bench_<name>.py
 PACKAGES = (
     "mnem-agents",
     "mnem-adapter-kit",
@@ -56,11 +54,10 @@ Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
 
 
-# --- command line and output --------------------------------------------------
+# --- command line, machine and output ----------------------------------------------------
 
 
 def parser(description: str) -> argparse.ArgumentParser:
-    """The options every benchmark script takes."""
     args = argparse.ArgumentParser(description=description)
     args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
     args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON result goes")
@@ -74,33 +71,47 @@ def parser(description: str) -> argparse.ArgumentParser:
 
 
 def progress(script: str, message: str) -> None:
-    """One line of progress on stderr, so a long run shows where it is."""
-    stamp = time.strftime("%H:%M:%S")
-    print(f"[{stamp} {script}] {message}", file=sys.stderr, flush=True)
+    print(f"[{time.strftime('%H:%M:%S')} {script}] {message}", file=sys.stderr, flush=True)
+
+
+def versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The installed version of each distribution (``None`` when it is not installed)."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def git(*args: str) -> str:
+    """What ``git ARGS`` prints in the repository ("" if git fails or is missing)."""
+    try:
+        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+    except OSError:
+        return ""
+    return done.stdout.strip()
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def machine() -> dict[str, Any]:
     """What the figures were measured on: CPUs, load, Python, packages, commit, date."""
-    versions = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_count": os.cpu_count(),
         "load_average": load_average(),
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "packages": versions,
-        "git": _git_state(),
+        "packages": versions(PACKAGES),
+        "git": {
+            "commit": git("rev-parse", "HEAD") or None,
+            "packages_dirty": bool(git("status", "--porcelain", "--", "packages")),
+        },
     }
-
-
-def load_average() -> list[float]:
-    """The 1, 5 and 15 minute load averages (other work on the machine shows here)."""
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 class LoadSampler:
@@ -116,11 +127,9 @@ class LoadSampler:
         while not self._stop.wait(every):
             self._samples.append(os.getloadavg()[0])
 
-    def stop(self) -> None:
+    def stop(self) -> dict[str, float]:
         self._stop.set()
         self._thread.join()
-
-    def summary(self) -> dict[str, float]:
         found = self._samples
         return {
             "min": round(min(found), 2),
@@ -130,26 +139,15 @@ class LoadSampler:
         }
 
 
-def _git_state() -> dict[str, Any]:
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
-        return done.stdout.strip()
-
-    return {
-        "commit": git("rev-parse", "HEAD") or None,
-        "packages_dirty": bool(git("status", "--porcelain", "--", "packages")),
-    }
-
-
 def write_result(out: Path, name: str, result: dict[str, Any]) -> Path:
-    """Write ``result`` as ``out/name.json`` (sorted keys, so diffs between runs are small)."""
+    """``out/name.json``, sorted keys so diffs between runs stay small."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.json"
     path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return path
 
 
-# --- statistics -------------------------------------------------------------------
+# --- statistics ----------------------------------------------------------------------------
 
 
 def percentile(sorted_ns: list[int], q: float) -> float:
@@ -163,7 +161,7 @@ def percentile(sorted_ns: list[int], q: float) -> float:
 
 
 def summary(samples_ns: Iterable[int]) -> dict[str, float]:
-    """Median, p99, mean and min of durations, in milliseconds (and the sample count)."""
+    """Count, and median, p99, mean and min in ms."""
     ordered = sorted(samples_ns)
     if not ordered:
         raise ValueError("no samples")
@@ -177,26 +175,27 @@ def summary(samples_ns: Iterable[int]) -> dict[str, float]:
     }
 
 
+def summaries(samples: Mapping[str, list[int]]) -> dict[str, dict[str, float]]:
+    return {name: summary(found) for name, found in samples.items()}
+
+
 def ratio(
     subject: Mapping[str, float], reference: Mapping[str, float], key: str = "median_ms"
 ) -> float:
-    """``subject[key] / reference[key]``, rounded for the record."""
     return round(subject[key] / reference[key], 3)
 
 
-# --- what a script reports (rendered by report.py) ----------------------------------
+# --- what a script reports (rendered by report.py) ------------------------------------------
 
 
 @dataclass(frozen=True)
 class Target:
-    """One target of an issue: the measured value against its limit, and why if missed."""
+    """One target: the measured value (``None``: nothing to measure) against its limit."""
 
     label: str
     measured: float | None
-    """``None`` when there is nothing to measure (``why`` says why)."""
     limit: float
-    unit: str
-    """``"x"`` for a ratio, ``"ms"`` for a duration."""
+    unit: str  # "x" for a ratio, "ms" for a duration
     where: str
     why: str = ""
     higher_is_better: bool = False
@@ -220,10 +219,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Chart:
-    """One panel: lines of (x, y) points on log axes (unless ``linear``), or grouped bars.
-
-    With ``categories``, x is an index into them and each series is one bar per category.
-    """
+    """One panel: lines of (x, y) points on log axes (unless ``linear``), or grouped bars
+    (with ``categories``: x is an index into them)."""
 
     title: str
     xlabel: str
@@ -235,25 +232,27 @@ class Chart:
 
 @dataclass
 class Summary:
-    """What a script's results say: targets, tables and chart panels."""
-
     targets: list[Target] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
 
 
 def ms(value: float) -> str:
-    """A duration given in ms, to three significant digits (shown in µs below 0.001 ms)."""
+    """A duration in ms, three significant digits (in µs below 0.001 ms)."""
     return f"{value:.3g} ms" if value >= 0.001 else f"{value * 1000:.3g} µs"
 
 
 def num(value: float) -> str:
-    """A number with three significant digits (thousands grouped above 1,000)."""
+    """Three significant digits (thousands grouped from 1,000 up)."""
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def times(value: float) -> str:
     return f"{num(value)}x"
+
+
+def mib(size: float) -> str:
+    return num(size / 2**20)
 
 
 def cell(value: Any) -> str:
@@ -262,17 +261,23 @@ def cell(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else num(value)
 
 
+def columns(
+    title: str, note: str, rows: Iterable[Any], cells: Mapping[str, Callable[[Any], str]]
+) -> Table:
+    """A table with a column per entry of ``cells``: its header, and how a row shows in it."""
+    return Table(title, note, list(cells), [[show(row) for show in cells.values()] for row in rows])
+
+
 def ratio_table(
     title: str,
     note: str,
     rows: list[dict[str, Any]],
     keys: list[str],
     subjects: list[str] | None = None,
-    ratios: list[str] | None = None,
 ) -> Table:
-    """Workload rows as a table: their ``keys``, each subject's median ms, then each ratio."""
+    """Workload rows: their ``keys``, each subject's median ms, then each ratio."""
     subjects = subjects or list(rows[0]["subjects"])
-    ratios = ratios if ratios is not None else list(rows[0]["ratios"])
+    ratios = list(rows[0]["ratios"])
     return Table(
         title,
         note,
@@ -290,47 +295,57 @@ def ratio_table(
 
 
 def profile_table(title: str, rows: list[dict[str, Any]]) -> Table:
-    """A cProfile top list (from :func:`top_functions`) as a table."""
-    return Table(
+    """A cProfile top list (:func:`top_functions`)."""
+    return columns(
         title,
         "cProfile, own time per profiled call (cProfile slows Python code more than engine "
         "calls: read as proportions).",
-        ["function", "calls / op", "own ms / op", "cumulative ms / op"],
-        [
-            [
-                f"`{r['function']}`",
-                f"{r['calls_per_op']:g}",
-                num(r["own_ms_per_op"]),
-                num(r["cumulative_ms_per_op"]),
-            ]
-            for r in rows
-        ],
+        rows,
+        {
+            "function": lambda r: f"`{r['function']}`",
+            "calls / op": lambda r: f"{r['calls_per_op']:g}",
+            "own ms / op": lambda r: num(r["own_ms_per_op"]),
+            "cumulative ms / op": lambda r: num(r["cumulative_ms_per_op"]),
+        },
     )
 
 
 def profile_line(rows: list[dict[str, Any]], count: int = 4) -> str:
-    """The top rows of a profile, as one readable line."""
+    """The top rows of a profile, as one line."""
     return "; ".join(
         f"`{row['function']}` x{row['calls_per_op']:g} {ms(row['own_ms_per_op'])}"
         for row in rows[:count]
     )
 
 
-# --- timing -------------------------------------------------------------------------
+def median_line(rows: list[dict[str, Any]], x: str, subject: str) -> list[tuple[float, float]]:
+    """A chart line: each row's ``x`` against the median ms of ``subject``."""
+    return [(row[x], row["subjects"][subject]["median_ms"]) for row in rows]
+
+
+# --- timing ----------------------------------------------------------------------------------
 
 
 async def clock(call: Awaitable[Any]) -> int:
-    """Await ``call`` and return how long it took, in ns."""
+    """Await ``call``; the ns it took."""
     start = time.perf_counter_ns()
     await call
     return time.perf_counter_ns() - start
 
 
 def clock_sync(call: Callable[[], Any]) -> int:
-    """Run ``call()`` and return how long it took, in ns."""
     start = time.perf_counter_ns()
     call()
     return time.perf_counter_ns() - start
+
+
+def sync_step(call: Callable[[int], Any]) -> Step:
+    """A step that times a blocking ``call(call number)``."""
+
+    async def step(i: int) -> int:
+        return clock_sync(lambda: call(i))
+
+    return step
 
 
 async def interleave(
@@ -372,23 +387,14 @@ async def interleave(
     return samples
 
 
-def run(main: Awaitable[Any]) -> Any:
-    """Run a benchmark coroutine on a fresh event loop."""
-    return asyncio.run(main)
-
-
-# --- profiles -------------------------------------------------------------------------
-
-
 def top_functions(profile: cProfile.Profile, calls: int, limit: int = 8) -> list[dict[str, Any]]:
     """The ``limit`` functions with the most own time, per profiled call of the subject."""
-    stats = pstats.Stats(profile)
     rows = []
-    for (path, line, func), (_, ncalls, tottime, cumtime, _) in stats.stats.items():
-        where = f"{_short(path)}:{line}({func})" if line else func
+    for (path, line, func), (_, ncalls, tottime, cumtime, _) in pstats.Stats(profile).stats.items():
+        short = next((path.split(m, 1)[1] for m in ("/src/", "/site-packages/") if m in path), None)
         rows.append(
             {
-                "function": where,
+                "function": f"{short or os.path.basename(path)}:{line}({func})" if line else func,
                 "calls_per_op": round(ncalls / calls, 2),
                 "own_ms_per_op": round(tottime / calls * 1e3, 4),
                 "cumulative_ms_per_op": round(cumtime / calls * 1e3, 4),
@@ -398,22 +404,12 @@ def top_functions(profile: cProfile.Profile, calls: int, limit: int = 8) -> list
     return rows[:limit]
 
 
-def _short(path: str) -> str:
-    for marker in ("/src/", "/site-packages/"):
-        if marker in path:
-            return path.split(marker, 1)[1]
-    return os.path.basename(path)
-
-
-# --- stores on disk ---------------------------------------------------------------------
+# --- stores, child processes and the whole run -------------------------------------------------
 
 
 class Scratch:
-    """Where stores live during a run: templates in RAM, stores under test on disk.
-
-    A template is built once (:meth:`template`) and copied for each subject
-    (:meth:`copy`), so every subject starts from byte-identical stores.
-    """
+    """Where stores live during a run: templates in RAM, copies under test on disk, so every
+    subject starts from byte-identical stores."""
 
     def __init__(self, workdir: Path) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
@@ -424,39 +420,37 @@ class Scratch:
         self._copies = 0
 
     def template(self, key: str, build: Callable[[Path], None]) -> Path:
-        """The template store ``key``, built by ``build(path)`` the first time it is asked for."""
+        """The template ``key``, built by ``build(path)`` the first time it is asked for."""
         if key not in self._templates:
             path = self.ram / f"t{len(self._templates)}"
             build(path)
             self._templates[key] = path
         return self._templates[key]
 
-    def copy(self, template: Path) -> Path:
-        """A fresh on-disk copy of ``template``."""
+    def fresh(self, template: Path | None = None) -> Path:
+        """A new on-disk directory: a copy of ``template``, or empty."""
         self._copies += 1
         target = self.disk / f"s{self._copies}"
-        shutil.copytree(template, target)
+        if template is None:
+            target.mkdir()
+        else:
+            shutil.copytree(template, target)
         return target
 
-    def fresh(self) -> Path:
-        """An empty on-disk directory for a store or database."""
-        self._copies += 1
-        target = self.disk / f"s{self._copies}"
-        target.mkdir()
-        return target
+    def copy(self, template: Path) -> Path:
+        return self.fresh(template)
 
     def discard(self, *paths: Path) -> None:
-        """Delete stores that are no longer needed (big ones fill the disk otherwise)."""
+        """Delete stores no longer needed (big ones fill the disk otherwise)."""
         for path in paths:
             shutil.rmtree(path, ignore_errors=True)
 
     def close(self) -> None:
-        shutil.rmtree(self.disk, ignore_errors=True)
-        shutil.rmtree(self.ram, ignore_errors=True)
+        self.discard(self.disk, self.ram)
 
 
 def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
-    """Create a store at ``path`` holding ``nodes`` (id, JSON content), in one commit."""
+    """A store at ``path`` holding ``nodes`` (id, JSON content), in one commit."""
     path.mkdir(parents=True, exist_ok=True)
     store = mnem.init(path)
     for node_id, content in nodes:
@@ -465,22 +459,17 @@ def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
 
 
 def disk_bytes(path: Path) -> int:
-    """Bytes of every file under ``path`` (their sizes, as ``ls -l`` shows them)."""
+    """File sizes under ``path``, as ``ls -l`` shows them."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
 def allocated_bytes(path: Path) -> int:
-    """Bytes the filesystem allocated for every file under ``path`` (as ``du`` counts them)."""
+    """Blocks allocated under ``path``, as ``du`` counts them."""
     return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file())
 
 
-def child_json(args: list[str]) -> dict[str, Any]:
-    """Run this Python on ``args`` and parse the JSON object it prints last on stdout."""
-    return children_json([args])[0]
-
-
 def children_json(runs: list[list[str]]) -> list[dict[str, Any]]:
-    """:func:`child_json` for several processes at once (for figures that timing cannot spoil)."""
+    """Run this Python on each of ``runs`` at once; the JSON object each prints last."""
     procs = [
         subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True, cwd=REPO)
         for args in runs
@@ -494,6 +483,18 @@ def children_json(runs: list[list[str]]) -> list[dict[str, Any]]:
     return found
 
 
+def child_json(args: list[str]) -> dict[str, Any]:
+    return children_json([args])[0]
+
+
+async def call_tool(client: Any, name: str, **arguments: Any) -> Any:
+    """One MCP tool call that must succeed."""
+    result = await client.call_tool(name, arguments)
+    if result.is_error:
+        raise RuntimeError(f"{name} failed: {result.content}")
+    return result
+
+
 def execute(
     name: str,
     description: str,
@@ -501,7 +502,7 @@ def execute(
     smoke: Any,
     workloads: Callable[[Scratch, Any], Awaitable[Any]],
 ) -> None:
-    """A benchmark script's whole run: options, plan, scratch space, timing and the JSON result."""
+    """A script's whole run: options, plan, scratch space, timing and the JSON result."""
     args = parser(description).parse_args()
     plan = smoke if args.smoke else full
     started = time.monotonic()
@@ -514,13 +515,12 @@ def execute(
     scratch = Scratch(args.workdir)
     load = LoadSampler()
     try:
-        result["workloads"] = run(workloads(scratch, plan))
+        result["workloads"] = asyncio.run(workloads(scratch, plan))
     finally:
-        load.stop()
+        during = load.stop()
         scratch.close()
     result["elapsed_s"] = round(time.monotonic() - started, 1)
     result["machine"]["load_average_after"] = load_average()
-    result["machine"]["load_during"] = load.summary()
+    result["machine"]["load_during"] = during
     path = write_result(args.out, name, result)
-    report = functools.partial(progress, f"bench_{name}")
-    report(f"done in {result['elapsed_s']} s: {path}")
+    progress(f"bench_{name}", f"done in {result['elapsed_s']} s: {path}")

@@ -1,37 +1,33 @@
 """Timers hooked into the kit from inside a benchmark process; product code carries none.
 
-:func:`install` wraps three private seams of :mod:`mnem_adapter_kit.handles` for
-the rest of the process:
+:func:`install` wraps private seams of :mod:`mnem_adapter_kit.handles` for the rest of the
+process and records, as :class:`Span`\\ s:
 
-* every engine call made through the operation proxy (``_Engine._call``);
-* every *section* (``_Store.enter`` to ``_Store.leave``): the span in which an
-  operation runs engine calls back to back, with no pause for anyone;
-* every *turn* (``Turns.take``/``atake`` returning to ``_Store.give``): the span
-  an operation keeps the store from every other caller in this process;
-* every opening of the engine handle (``open``, or ``refused`` when another
-  process holds the file lock) and every closing (``drop``).
+* ``call``: every engine call made through the operation proxy (``_Engine._call``);
+* ``section``: ``_Store.enter`` to ``_Store.leave``, engine calls back to back, no pause
+  for anyone;
+* ``turn``: ``Turns.take``/``atake`` to ``_Store.give``, the span an operation keeps the
+  store from every other caller in this process;
+* ``open``/``refused`` (another process holds the file lock) and ``drop``: the engine
+  handle opened and closed.
 
-Each record carries the label the recording thread had set (:attr:`Probe.label`)
-when the span ended, so figures can be split per operation. Sections and turns
-also record the CPU time their thread used, which tells running from waiting
-(for a CPU, the GIL or the disk).
+Each span is filed under the label its thread had set (:attr:`Probe.label`) when it ended.
+Sections and turns also record their thread's CPU time, which tells running from waiting.
 """
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mnem_adapter_kit import handles, turns
 
 
 class Span(NamedTuple):
-    """One recorded span: when it ended and how long it took (perf_counter ns), the CPU time
-    its thread used meanwhile (-1 if not taken), and what it was (an engine method, say)."""
+    """When a span ended and how long it took (perf_counter ns), its thread's CPU ns (-1 if
+    not taken), and what it was (an engine method, say)."""
 
     end: int
     took: int
@@ -43,7 +39,7 @@ class Span(NamedTuple):
 
 
 class Probe:
-    """Spans per kind (``call``, ``section``, ``turn``, ``open``, ...) and per label."""
+    """Spans per kind and per label; ``label=None`` below means every label."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -68,24 +64,21 @@ class Probe:
         return [span for pool in found.values() for span in pool]
 
     def longest_span(self, kind: str, label: str | None = None) -> Span:
-        """The longest span of ``kind`` (under ``label``, or under any); an empty one if none."""
         return max(self._pool(kind, label), key=lambda span: span.took, default=Span(0, 0))
 
     def longest(self, kind: str, label: str | None = None) -> int:
-        """The longest span of ``kind`` (under ``label``, or under any), in ns; 0 if none."""
         return self.longest_span(kind, label).took
 
     def within(self, kind: str, start: int, end: int) -> list[tuple[Span, int]]:
-        """The spans of ``kind`` that overlap [start, end], with how much of it each covers."""
+        """The spans that overlap [start, end], with how much of it each covers."""
         found = [(span, span.overlap(start, end)) for span in self._pool(kind, None)]
         return [(span, covered) for span, covered in found if covered > 0]
 
     def covered(self, kind: str, start: int, end: int) -> int:
-        """How much of [start, end] (perf_counter ns) spans of ``kind`` covered, in ns."""
         return sum(covered for _, covered in self.within(kind, start, end))
 
     def engine_totals(self, label: str) -> dict[str, dict[str, float]]:
-        """Per engine method under ``label``: calls, total ms, longest ms."""
+        """Per engine method: calls, total ms, longest ms; the longest total first."""
         methods: dict[str, list[int]] = defaultdict(list)
         for span in self._pool("call", label):
             methods[span.what].append(span.took)
@@ -99,12 +92,11 @@ class Probe:
         }
 
     def total(self, kind: str, label: str | None = None) -> tuple[int, int]:
-        """How many spans of ``kind`` (under ``label``, or any) and their summed ns."""
+        """How many spans and their summed ns."""
         pool = self._pool(kind, label)
         return len(pool), sum(span.took for span in pool)
 
     def total_cpu(self, kind: str, label: str | None = None) -> int:
-        """The summed thread CPU ns of the spans of ``kind`` (under ``label``, or any)."""
         return sum(max(span.cpu, 0) for span in self._pool(kind, label))
 
     def clear(self) -> None:
@@ -115,17 +107,18 @@ _probe: Probe | None = None
 
 
 def install() -> Probe:
-    """Wrap the kit's seams (once per process) and return the probe that records them."""
+    """Wrap the kit's seams (once per process); the probe that records them."""
     global _probe
     if _probe is not None:
         return _probe
     probe = _probe = Probe()
-    clock = time.perf_counter_ns
-    cpu = time.thread_time_ns
+    clock, cpu = time.perf_counter_ns, time.thread_time_ns
     section_start: dict[int, tuple[int, int]] = {}
     turn_start: dict[int, tuple[int, int]] = {}
-
-    original_call = handles._Engine._call
+    Engine, Store, Turns = handles._Engine, handles._Store, turns.Turns
+    original_call, original_enter, original_leave = Engine._call, Store.enter, Store.leave
+    original_give, original_open, original_drop = Store.give, Store._open, Store._drop
+    original_take, original_atake = Turns.take, Turns.atake
 
     def call(self: Any, name: str, /, *args: Any, **kwargs: Any) -> Any:
         started = clock()
@@ -133,12 +126,6 @@ def install() -> Probe:
             return original_call(self, name, *args, **kwargs)
         finally:
             probe.record("call", clock() - started, what=name)
-
-    original_enter = handles._Store.enter
-    original_leave = handles._Store.leave
-    original_give = handles._Store.give
-    original_open = handles._Store._open
-    original_drop = handles._Store._drop
 
     def open_(self: Any, create: bool) -> bool:
         started = clock()
@@ -170,26 +157,14 @@ def install() -> Probe:
             probe.record("turn", clock() - started[0], cpu() - started[1])
         original_give(self)
 
-    def after(take: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(take)
-        def sync_take(self: turns.Turns, timeout: float) -> None:
-            take(self, timeout)
-            turn_start[id(self)] = (clock(), cpu())
-
-        return sync_take
-
-    original_atake = turns.Turns.atake
+    def take(self: turns.Turns, timeout: float) -> None:
+        original_take(self, timeout)
+        turn_start[id(self)] = (clock(), cpu())
 
     async def atake(self: turns.Turns, timeout: float) -> None:
         await original_atake(self, timeout)
         turn_start[id(self)] = (clock(), cpu())
 
-    handles._Engine._call = call  # type: ignore[method-assign]
-    handles._Store.enter = enter  # type: ignore[method-assign]
-    handles._Store.leave = leave  # type: ignore[method-assign]
-    handles._Store.give = give  # type: ignore[method-assign]
-    handles._Store._open = open_  # type: ignore[method-assign]
-    handles._Store._drop = drop  # type: ignore[method-assign]
-    turns.Turns.take = after(turns.Turns.take)  # type: ignore[method-assign]
-    turns.Turns.atake = atake  # type: ignore[method-assign]
+    Engine._call, Store.enter, Store.leave, Store.give = call, enter, leave, give  # type: ignore[method-assign]
+    Store._open, Store._drop, Turns.take, Turns.atake = open_, drop, take, atake  # type: ignore[method-assign]
     return probe

@@ -1,10 +1,9 @@
 """Render the JSON results into ``SUMMARY.md`` (every target, every table) and one PNG per script.
 
-    uv run python benchmarks/report.py                  # results/*.json -> results/SUMMARY.md + PNGs
-    uv run python benchmarks/report.py --results DIR    # another results directory
+    uv run python benchmarks/report.py [--results DIR]    # default: benchmarks/results
 
-Each script's ``summarize`` turns its stored workloads into targets, tables and
-chart panels, so the summary can be redrawn without measuring again.
+Each script's ``summarize`` turns its stored workloads into targets, tables and chart
+panels, so the summary can be redrawn without measuring again.
 """
 
 from __future__ import annotations
@@ -20,9 +19,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from harness import RESULTS, Chart, Summary, Table, Target, num
+from harness import RESULTS, SCRIPTS, Chart, Summary, Target, num
 
-SCRIPTS = ("concurrency", "layout", "history", "autogen", "langgraph", "mcp")
 TITLES = {
     "concurrency": "Concurrency (issue 12)",
     "layout": "Store layouts at scale (issue 13)",
@@ -31,24 +29,6 @@ TITLES = {
     "langgraph": "LangGraph",
     "mcp": "MCP",
 }
-
-
-def load(results: Path) -> dict[str, dict[str, Any]]:
-    """Every result found in ``results``, by script name, in report order."""
-    found = {}
-    for name in SCRIPTS:
-        path = results / f"{name}.json"
-        if path.exists():
-            found[name] = json.loads(path.read_text(encoding="utf-8"))
-    return found
-
-
-def summarize(name: str, result: dict[str, Any]) -> Summary:
-    summary: Summary = importlib.import_module(f"bench_{name}").summarize(result["workloads"])
-    return summary
-
-
-# --- markdown ----------------------------------------------------------------------
 
 
 def table(headers: list[str], rows: list[list[str]]) -> list[str]:
@@ -64,10 +44,6 @@ def value(target: Target, measured: float | None) -> str:
     if measured is None:
         return "n/a"
     return f"{num(measured)}{'x' if target.unit == 'x' else ' ms'}"
-
-
-def verdict(target: Target) -> str:
-    return {True: "PASS", False: "**MISS**", None: "n/a"}[target.met]
 
 
 def header(results: dict[str, dict[str, Any]]) -> list[str]:
@@ -100,6 +76,7 @@ def header(results: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def targets_section(found: list[tuple[str, Target]]) -> list[str]:
+    verdicts = {True: "PASS", False: "**MISS**", None: "n/a"}
     rows = [
         [
             name,
@@ -107,16 +84,19 @@ def targets_section(found: list[tuple[str, Target]]) -> list[str]:
             ("≥ " if t.higher_is_better else "≤ ") + value(t, t.limit),
             value(t, t.measured),
             t.where,
-            verdict(t),
+            verdicts[t.met],
         ]
         for name, t in found
     ]
-    lines = ["## Targets", ""]
-    lines += table(["script", "target", "limit", "measured", "at", "result"], rows)
-    explained = [(name, t) for name, t in found if t.met is not True and t.why]
+    lines = [
+        "## Targets",
+        "",
+        *table(["script", "target", "limit", "measured", "at", "result"], rows),
+    ]
+    explained = [t for _, t in found if t.met is not True and t.why]
     if explained:
         lines += ["### Misses and gaps explained", ""]
-        lines += [f"- **{t.label}** ({value(t, t.measured)}): {t.why}" for _, t in explained]
+        lines += [f"- **{t.label}** ({value(t, t.measured)}): {t.why}" for t in explained]
         lines.append("")
     return lines
 
@@ -126,18 +106,11 @@ def tables_section(name: str, summary: Summary, chart: str | None) -> list[str]:
     if chart:
         lines += [f"![{name}]({chart})", ""]
     for found in summary.tables:
-        lines += render_table(found)
+        lines += [f"**{found.title}**", ""]
+        if found.note:
+            lines += [found.note, ""]
+        lines += table(found.headers, found.rows)
     return lines
-
-
-def render_table(found: Table) -> list[str]:
-    lines = [f"**{found.title}**", ""]
-    if found.note:
-        lines += [found.note, ""]
-    return lines + table(found.headers, found.rows)
-
-
-# --- charts ------------------------------------------------------------------------
 
 
 def draw(charts: list[Chart], path: Path) -> None:
@@ -179,24 +152,27 @@ def main() -> None:
     args = argparse.ArgumentParser(description=__doc__)
     args.add_argument("--results", type=Path, default=RESULTS, help="directory of the JSON results")
     results_dir = args.parse_args().results
-    results = load(results_dir)
+    results = {
+        name: json.loads((results_dir / f"{name}.json").read_text(encoding="utf-8"))
+        for name in SCRIPTS
+        if (results_dir / f"{name}.json").exists()
+    }
     if not results:
         raise SystemExit(f"no results in {results_dir}")
-    summaries = {name: summarize(name, result) for name, result in results.items()}
+    summaries: dict[str, Summary] = {
+        name: importlib.import_module(f"bench_{name}").summarize(result["workloads"])
+        for name, result in results.items()
+    }
     body: list[str] = []
     for name, summary in summaries.items():
-        chart = None
         if summary.charts:
-            chart = f"{name}.png"
-            draw(summary.charts, results_dir / chart)
-        body += tables_section(name, summary, chart)
+            draw(summary.charts, results_dir / f"{name}.png")
+        body += tables_section(name, summary, f"{name}.png" if summary.charts else None)
     found = [(name, t) for name, summary in summaries.items() for t in summary.targets]
     lines = header(results) + targets_section(found) + body
     (results_dir / "SUMMARY.md").write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
-    print(
-        f"wrote {results_dir / 'SUMMARY.md'} and "
-        f"{sum(bool(s.charts) for s in summaries.values())} charts"
-    )
+    charts = sum(bool(s.charts) for s in summaries.values())
+    print(f"wrote {results_dir / 'SUMMARY.md'} and {charts} charts")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,7 @@
     uv run python benchmarks/run_all.py                      # rewrites benchmarks/results/
     uv run python benchmarks/run_all.py --smoke --out DIR    # tiny sizes, seconds (the tests)
 
-Each script runs in its own process (so one's memory and handles cannot colour
-the next one's figures) and prints its progress to stderr.
+Each script runs in its own process, so one's memory and handles cannot colour the next's.
 """
 
 from __future__ import annotations
@@ -13,27 +12,16 @@ import subprocess
 import sys
 import time
 
-from harness import BENCH_DIR, parser, progress
-
-SCRIPTS = (
-    "bench_concurrency.py",
-    "bench_layout.py",
-    "bench_history.py",
-    "bench_autogen.py",
-    "bench_langgraph.py",
-    "bench_mcp.py",
-)
+from harness import BENCH_DIR, SCRIPTS, parser, progress
 
 
 def main() -> None:
     args = parser(__doc__ or "").parse_args()
     started = time.monotonic()
-    flags = ["--out", str(args.out), "--workdir", str(args.workdir)]
-    if args.smoke:
-        flags.append("--smoke")
-    for script in SCRIPTS:
-        progress("run_all", f"{script} ...")
-        subprocess.run([sys.executable, str(BENCH_DIR / script), *flags], check=True)
+    flags = ["--out", str(args.out), "--workdir", str(args.workdir)] + ["--smoke"] * args.smoke
+    for name in SCRIPTS:
+        progress("run_all", f"bench_{name}.py ...")
+        subprocess.run([sys.executable, str(BENCH_DIR / f"bench_{name}.py"), *flags], check=True)
     subprocess.run(
         [sys.executable, str(BENCH_DIR / "report.py"), "--results", str(args.out)], check=True
     )
