@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-import tempfile
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from autogen_core.memory import MemoryContent, MemoryMimeType
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mnem_adapter_kit import attach
 from mnem_adapter_kit.testing.stores import head_commit
 from mnem_autogen import InvalidInputError, MnemosyneMemory
 
@@ -61,9 +64,52 @@ def storable(value: Any) -> bool:
     return False
 
 
+def kept_open(path: Path) -> Iterator[Path]:
+    """A store the module's cases share, kept open between them (as a server keeps its store):
+    a claim of its own stops each case's last ``close()`` from closing the engine handle.
+    """
+    claim = attach(path)
+    yield path
+    claim.close()
+
+
 @pytest.fixture(scope="module")
-def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return tmp_path_factory.mktemp("hostile") / "store"
+def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from kept_open(tmp_path_factory.mktemp("hostile") / "store")
+
+
+CASES_PER_STORE = 100
+"""How many name cases share a store: every name leaves its sequence node behind, and each
+node makes every later commit of that store slower."""
+
+
+class NameStores:
+    """A store for the next name case: a new one every :data:`CASES_PER_STORE` cases."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cases = 0
+        self.path = root / "store-0"
+        self.claim = attach(self.path)
+
+    def next(self) -> Path:
+        if self.cases and self.cases % CASES_PER_STORE == 0:
+            self.close()
+            self.path = self.root / f"store-{self.cases // CASES_PER_STORE}"
+            self.claim = attach(self.path)
+        self.cases += 1
+        return self.path
+
+    def close(self) -> None:
+        self.claim.close()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def name_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NameStores]:
+    stores = NameStores(tmp_path_factory.mktemp("hostile-names"))
+    yield stores
+    stores.close()
 
 
 @given(content=contents, mime_type=mime_types, meta=metadata)
@@ -101,12 +147,11 @@ def test_hostile_content_round_trips_exactly_or_is_refused_without_a_commit(
 
 
 @given(a=hostile_text, b=hostile_text)
-def test_no_name_reads_counts_or_clears_another(a: str, b: str) -> None:
-    with tempfile.TemporaryDirectory() as store:
-        asyncio.run(two_memories_stay_apart(store, a, b))
+def test_no_name_reads_counts_or_clears_another(name_stores: NameStores, a: str, b: str) -> None:
+    asyncio.run(two_memories_stay_apart(name_stores.next(), a, b))
 
 
-async def two_memories_stay_apart(store: str, a: str, b: str) -> None:
+async def two_memories_stay_apart(store: Path, a: str, b: str) -> None:
     try:
         first, second = MnemosyneMemory(a, store), MnemosyneMemory(b, store)
     except InvalidInputError:
@@ -116,11 +161,14 @@ async def two_memories_stay_apart(store: str, a: str, b: str) -> None:
     assert storable(b)
     if a == b:
         return
+    for memory in (first, second):  # what a failed earlier case (while shrinking) left
+        await memory.clear()
     await first.add(MemoryContent(content="of a", mime_type="text/plain"))
     await second.add(MemoryContent(content="of b", mime_type="text/plain"))
     assert [c.content for c in (await first.query()).results] == ["of a"]
     assert [c.content for c in (await second.query()).results] == ["of b"]
     await first.clear()
     assert [c.content for c in (await second.query()).results] == ["of b"]
+    await second.clear()
     await first.close()
     await second.close()
