@@ -44,6 +44,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from mnem_adapter_kit.testing.stores import long_history
+
 TOKEN = "bench-token-0123456789abcdef0123"
 SERVE = [sys.executable, "-m", "mnem_mcp"]
 Action = Callable[[int], Awaitable[Any]]
@@ -89,17 +91,6 @@ def node_store(path: Path, nodes: int) -> Path:
         for i in range(start, min(nodes, start + 100)):
             engine.add(f"user/fact-{i:06d}", f"the user prefers green tea, note {i}")
         engine.commit(f"notes {start}", author="bench")
-    return path
-
-
-def history_store(path: Path, commits: int) -> Path:
-    """An anchor node in the first commit, then 100 nodes rewritten one per commit."""
-    engine = mnem.init(path)
-    engine.add("anchor", "first")
-    engine.commit("anchor", author="bench")
-    for i in range(1, commits):
-        engine.add(f"n{i % 100}", {"i": i})
-        engine.commit(f"write {i}", author="bench")
     return path
 
 
@@ -286,7 +277,7 @@ async def run(plan: Plan, scratch: Path) -> dict[str, Any]:
 
     say(f"building a {plan.nodes}-node store and a {plan.commits}-commit store")
     nodes = node_store(scratch / "template-nodes", plan.nodes)
-    commits = history_store(scratch / "template-commits", plan.commits)
+    commits = long_history(scratch / "template-commits", plan.commits, author="bench")
     say("startup")
     results: dict[str, Any] = {"startup": await startup(plan, scratch, nodes)}
     say("tools at nodes")

@@ -8,10 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-import mnem
 import pytest
 
 from mnem_adapter_kit.handles import SLICE, is_held
+from mnem_adapter_kit.testing.stores import long_history
 from mnem_mcp import StoreSettings
 from mnem_mcp.memory import MemoryService
 from mnem_mcp.models import NewNode
@@ -39,15 +39,7 @@ asyncio.run(main())
 @pytest.fixture(scope="module")
 def history_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store of 3,000 commits: an anchor node in the first, then 100 nodes rewritten in turn."""
-    path = tmp_path_factory.mktemp("long-history")
-    engine = mnem.init(path)
-    engine.add("anchor", "first")
-    engine.commit("anchor", author="seed")
-    for i in range(1, COMMITS):
-        engine.add(f"n{i % 100}", {"i": i})
-        engine.commit(f"write {i}", author="seed")
-    del engine
-    return path
+    return long_history(tmp_path_factory.mktemp("long-history"), COMMITS)
 
 
 def test_a_writer_beside_a_process_looping_history_reads_never_waits_long(

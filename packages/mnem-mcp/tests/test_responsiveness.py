@@ -28,6 +28,7 @@ import mnem
 import pytest
 from mcp import Client, StdioServerParameters
 
+from mnem_adapter_kit.testing.stores import long_history
 from mnem_adapter_kit.waiting import WaitSignal
 
 COMMITS = 3_000
@@ -39,15 +40,7 @@ ROUNDS = 12
 @pytest.fixture(scope="module")
 def history_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """3,000 commits: an anchor node in the first, then 100 nodes rewritten in turn."""
-    path = tmp_path_factory.mktemp("responsive") / "store"
-    engine = mnem.init(path)
-    engine.add("anchor", "first")
-    engine.commit("anchor", author="seed")
-    for i in range(1, COMMITS):
-        engine.add(f"n{i % 100}", {"i": i})
-        engine.commit(f"write {i}", author="seed")
-    del engine
-    return path
+    return long_history(tmp_path_factory.mktemp("responsive") / "store", COMMITS)
 
 
 @asynccontextmanager

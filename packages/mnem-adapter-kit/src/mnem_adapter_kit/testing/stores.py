@@ -113,3 +113,18 @@ def lock_held_elsewhere(path: str | os.PathLike[str]) -> Iterator[None]:
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=30)
+
+
+def long_history(path: str | os.PathLike[str], commits: int, *, author: str = "seed") -> Path:
+    """Create a store of ``commits`` commits at ``path``: node ``anchor`` ("first") in the first,
+    then 100 nodes rewritten one per commit. Built with the engine directly, before anything
+    else opens the store (it is fast: no adapter bookkeeping per commit).
+    """
+    engine = mnem.init(path)
+    engine.add("anchor", "first")
+    engine.commit("anchor", author=author)
+    for i in range(1, commits):
+        engine.add(f"n{i % 100}", {"i": i})
+        engine.commit(f"write {i}", author=author)
+    del engine
+    return Path(path)
