@@ -88,6 +88,17 @@ MUTANTS = [
         ["-m", "conformance", "-k", "one_millisecond"],
     ),
     Mutant(
+        "the change record's replay compares values as Python does (1 == 1.0 == True)",
+        f"{KIT}/changelog.py",
+        [
+            (
+                "            elif fingerprint(old) != fingerprint(node):\n",
+                "            elif old != node:\n",
+            )
+        ],
+        ["tests/history_view/test_change_record.py", "-k", "every_adapter_commit"],
+    ),
+    Mutant(
         "MCP's why answers with HEAD instead of the commit that set the value",
         "packages/mnem-mcp/src/mnem_mcp/memory.py",
         [

@@ -3,7 +3,9 @@
 The test proves it did what it claims: it needs at least :data:`MIN_KILLS` kills, at least one
 acknowledged write per kill on average, and at least a tenth of the kills landing between a
 stage and its commit (they leave staging behind); it checks each store as the kill left it,
-before its own follow-up write, and that this write clears the debris.
+before its own follow-up write, and that this write clears the debris. At the end, the kit's
+change record (lines lost or torn by the kills) still replays to what the engine says each
+commit changed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ from pathlib import Path
 
 from autogen_core.memory import MemoryContent
 
-from mnem_adapter_kit.testing.stores import committed_ids, staging
+from mnem_adapter_kit.testing.stores import (
+    changes_replayed_and_from_engine,
+    committed_ids,
+    staging,
+)
 from mnem_autogen import MnemosyneMemory
 
 WRITER = Path(__file__).with_name("writer.py")
@@ -111,3 +117,5 @@ def test_sigkills_lose_no_acknowledged_item_and_the_next_write_clears_the_debris
     print(f"\n{KILLS} kills, {acknowledged} acknowledged adds, {left_staged} left staging behind")
     assert acknowledged >= KILLS, f"only {acknowledged} acknowledged adds in {KILLS} kills"
     assert left_staged >= KILLS // 10, f"only {left_staged} of {KILLS} kills landed mid-write"
+    replayed, from_engine = changes_replayed_and_from_engine(store)
+    assert replayed == from_engine, "the kit's change record disagrees with the engine after kills"

@@ -26,6 +26,7 @@ from typing import Generic, Literal, TypeVar, cast
 
 import mnem
 
+from . import changelog
 from .errors import InvalidRefError
 
 K = TypeVar("K", bound=Hashable)
@@ -227,6 +228,53 @@ def node_changes_of(engine: mnem.Store, entry: CommitRecord) -> Walk[tuple[mnem.
             )
         _node_changes.put(entry.id, found)
     return found
+
+
+def node_changes_along(
+    engine: mnem.Store,
+    records: Sequence[CommitRecord],
+    progress: Callable[[int, int], None] | None = None,
+) -> Walk[list[tuple[mnem.NodeChange, ...]]]:
+    """:func:`node_changes_of` for each of ``records`` (a stretch of a chain, newest first).
+
+    Replays the kit's change record (:mod:`.changelog`) forward from the state
+    before the oldest record, so a commit the kit wrote costs no engine read;
+    any other commit is read from the engine as :func:`node_changes_of` does.
+    ``progress(done, total)`` is called every :data:`PAUSE_EVERY` commits.
+    """
+    lines = changelog.read(engine.root)
+    current: dict[str, mnem.MemoryNode] = {}
+    if records and records[-1].parents:
+        yield
+        current = dict(state(engine, records[-1].parents[0]))
+    found: list[tuple[mnem.NodeChange, ...]] = []
+    for done, entry in enumerate(reversed(records), 1):
+        sides = _node_changes.get(entry.id)
+        line = lines.get(entry.id)
+        if sides is None and line is not None and line.parent == _first(entry.parents):
+            sides = line.replay(current)
+            if sides is not None:
+                _node_changes.put(entry.id, sides)
+        if sides is None:
+            sides = yield from node_changes_of(engine, entry)
+        _changes.put(entry.id, {side.id: cast(ChangeKind, side.kind) for side in sides})
+        for side in sides:
+            if side.new is None:
+                current.pop(side.id, None)
+            else:
+                current[side.id] = side.new
+        found.append(sides)
+        if done % PAUSE_EVERY == 0:
+            if progress is not None:
+                progress(done, len(records))
+            yield
+    if progress is not None:
+        progress(len(records), len(records))
+    return found[::-1]
+
+
+def _first(parents: Sequence[str]) -> str | None:
+    return parents[0] if parents else None
 
 
 def changes_along(

@@ -17,7 +17,9 @@ blocked. Adapter-scope ids are recognised by their form; any other id is first
 noted in a pending-write journal beside the store
 (``.mnem/adapter-write.pending``), removed once the write commits or rolls back
 (one left by a write killed after its commit is read only while staging is
-pending, and the next journaled write replaces it).
+pending, and the next journaled write replaces it). Each commit's adds and
+removals are also appended to the kit's change record (:mod:`.changelog`), which
+lets history be read without asking the engine commit by commit.
 
 There is no retry here: with one handle per store file the engine's
 compare-and-swap conflict cannot occur, and lock contention is waited out by
@@ -35,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import mnem
 
+from . import changelog
 from .errors import ConflictError, InvalidRefError, StoreError
 from .history import describe
 from .ids import parse
@@ -148,7 +151,16 @@ class Transaction:
         if message is None:
             verb = "write" if self.added and self.removed else "add" if self.added else "remove"
             message = describe(verb, [*self.added, *self.removed])
+        recordable = self._stages_exactly_this()
         self.commit = self._engine.commit(message, author=author)
+        if recordable:
+            changelog.append(self._engine.root, self.commit, self.parent, self.added, self.removed)
+
+    def _stages_exactly_this(self) -> bool:
+        """Whether the engine's staging is this write's adds and removals, no more, no overlap."""
+        staged = {node_id for node_id, _ in self._engine.staged()}
+        removed = set(self._engine.staged_deletions())
+        return staged == self.added.keys() and removed == set(self.removed) and not staged & removed
 
     def _rollback(self) -> bool:
         """Unstage what this write staged; whether every unstage succeeded."""

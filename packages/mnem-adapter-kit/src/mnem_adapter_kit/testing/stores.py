@@ -17,6 +17,7 @@ from typing import Any
 
 import mnem
 
+from .. import history
 from ..handles import attach
 from ..locations import STORE_DIR
 
@@ -128,3 +129,31 @@ def long_history(path: str | os.PathLike[str], commits: int, *, author: str = "s
         engine.commit(f"write {i}", author=author)
     del engine
     return Path(path)
+
+
+Changes = list[tuple[mnem.NodeChange, ...]]
+
+
+def changes_replayed_and_from_engine(path: str | os.PathLike[str]) -> tuple[Changes, Changes]:
+    """What each commit of the current branch changed (newest first), found two ways.
+
+    First as the history view reads it (the kit's change record replayed, with
+    empty caches), then from the engine alone (``diff`` against the first parent,
+    the whole state for the first commit): the two must be equal.
+    """
+    for cache in vars(history).values():
+        if isinstance(cache, history.Lru):
+            cache.clear()
+    with _lease(path) as lease:
+        chain = history.chain(lease)
+        replayed = history.finish(history.node_changes_along(lease, chain))
+        from_engine = [
+            tuple(lease.diff(entry.parents[0], entry.id))
+            if entry.parents
+            else tuple(
+                mnem.NodeChange(node_id, "added", None, node)
+                for node_id, node in lease.state_at(entry.id).items()
+            )
+            for entry in chain
+        ]
+    return replayed, from_engine

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import mnem
@@ -31,8 +31,6 @@ from ..locations import STORE_DIR, STORE_ENV, default_store_path
 from . import export, page, text
 from .readers import FOREIGN, Readers, parse_scope, warn_failures
 from .timeline import (
-    BATCH,
-    Change,
     Selection,
     Step,
     Version,
@@ -233,29 +231,26 @@ def history_records(client: StoreClient) -> tuple[CommitRecord, ...]:
 
 
 def run_show(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
-    """The item's value and origin first (a short walk back), then its history as it is read."""
+    """The item's value, origin and history: the one at HEAD, else the last one removed."""
     wanted: str = args.item
     with client.session() as engine:
         at_head = readings_at(engine, readers, engine.head_commit())
+    items = items_of(walk_steps(client, readers, history_records(client), _progress("reading")))
     matches = find_item(at_head, wanted)
     origin: tuple[CommitRecord, mnem.Blame] | None = None
     removed_by: CommitRecord | None = None
-    changes: Iterator[tuple[CommitRecord, Change]]
+    current: Version | None
     if matches:
         node_id = _only(wanted, matches)
-        current: Version | None = at_head[node_id]
-        latest = at_head[node_id]
+        current = latest = at_head[node_id]
         origin = client.walk(_origin_walk(node_id))
-        changes = _changes_to(client, readers, node_id, history_records(client))
     else:
-        steps = list(walk_steps(client, readers, history_records(client), _progress("reading")))
-        items = items_of(steps)
         node_id = _only(wanted, find_item({k: v.latest for k, v in items.items()}, wanted))
-        found = [(step.record, each) for step, each in items[node_id].changes]
-        current, latest, removed_by = None, found[0][1].shown, found[0][0]
-        changes = iter(found)
+        current, latest = None, items[node_id].latest
+        removed_by = items[node_id].changes[0][0].record
+    item = items.get(node_id)
+    changes = [] if item is None else [(step.record, each) for step, each in item.changes]
     if args.json:
-        listed = list(changes)
         value: dict[str, Any] = {
             "node_id": node_id,
             "current": None if current is None else export.version_json(current),
@@ -274,7 +269,7 @@ def run_show(client: StoreClient, readers: Readers, args: argparse.Namespace, ou
                     "kind": each.kind,
                     "change": export.change_json(each),
                 }
-                for record, each in listed
+                for record, each in changes
             ],
         }
         print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
@@ -306,28 +301,6 @@ def _origin_walk(node_id: str) -> Callable[[mnem.Store], Walk[tuple[CommitRecord
         return record, blame
 
     return job
-
-
-def _changes_to(
-    client: StoreClient, readers: Readers, node_id: str, records: Sequence[CommitRecord]
-) -> Iterator[tuple[CommitRecord, Change]]:
-    """Each commit of ``records`` that changed ``node_id``, with both sides, a batch per walk."""
-    for start in range(0, len(records), BATCH):
-
-        def job(
-            engine: mnem.Store, batch: Sequence[CommitRecord] = records[start : start + BATCH]
-        ) -> Walk[list[tuple[CommitRecord, Change]]]:
-            found: list[tuple[CommitRecord, Change]] = []
-            for entry in batch:
-                kinds = yield from history.changes_of(engine, entry.id)
-                if node_id in kinds:
-                    sides = yield from history.node_changes_of(engine, entry)
-                    found += [
-                        (entry, change(readers, side)) for side in sides if side.id == node_id
-                    ]
-            return found
-
-        yield from client.walk(job)
 
 
 # --- diff -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ between slices. Nothing here stages, commits or moves a ref.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import mnem
@@ -20,8 +20,6 @@ from ..handles import StoreClient
 from ..history import ChangeKind, CommitRecord, Walk
 from .readers import FOREIGN, Reader, Readers, Reading, in_scope
 
-BATCH = 64
-"""Commits read per walk: between batches the store is free and progress is reported."""
 BRANCH_REF = "ref: "
 
 
@@ -99,16 +97,9 @@ def change(readers: Readers, side: mnem.NodeChange) -> Change:
     return Change(side.id, kind, version(readers, side.old), version(readers, side.new))
 
 
-def read_steps(
-    engine: mnem.Store, readers: Readers, records: Sequence[CommitRecord]
-) -> Walk[list[Step]]:
-    """What each of ``records`` changed, read by ``readers``; pauses before each engine read."""
-    found: list[Step] = []
-    for entry in records:
-        sides = yield from history.node_changes_of(engine, entry)
-        changes = tuple(change(readers, side) for side in sorted(sides, key=lambda s: s.id))
-        found.append(Step(entry, changes))
-    return found
+def step_of(readers: Readers, entry: CommitRecord, sides: Sequence[mnem.NodeChange]) -> Step:
+    """One commit's changes, read by ``readers``, sorted by node id."""
+    return Step(entry, tuple(change(readers, side) for side in sorted(sides, key=lambda s: s.id)))
 
 
 @dataclass(frozen=True)
@@ -136,18 +127,18 @@ def walk_steps(
     readers: Readers,
     records: Sequence[CommitRecord],
     progress: Callable[[int, int], None] | None = None,
-) -> Iterator[Step]:
-    """The steps of ``records`` in their order, read :data:`BATCH` commits per walk."""
-    total = len(records)
-    for start in range(0, total, BATCH):
-        batch = records[start : start + BATCH]
+) -> list[Step]:
+    """The steps of ``records`` (a stretch of the chain, newest first), in their order.
 
-        def job(engine: mnem.Store, batch: Sequence[CommitRecord] = batch) -> Walk[list[Step]]:
-            return read_steps(engine, readers, batch)
+    One walk: the kit's change record replayed, the engine read only for commits
+    it does not cover, with pauses for other callers.
+    """
 
-        yield from client.walk(job)
-        if progress is not None:
-            progress(min(start + BATCH, total), total)
+    def job(engine: mnem.Store) -> Walk[list[tuple[mnem.NodeChange, ...]]]:
+        return history.node_changes_along(engine, records, progress)
+
+    sides = client.walk(job)
+    return [step_of(readers, entry, each) for entry, each in zip(records, sides, strict=True)]
 
 
 @dataclass
@@ -236,7 +227,6 @@ def find_item(versions: dict[str, Version], wanted: str) -> list[str]:
 
 
 __all__ = [
-    "BATCH",
     "FOREIGN",
     "Change",
     "Head",
@@ -249,8 +239,8 @@ __all__ = [
     "head_of",
     "items_of",
     "origin_walk",
-    "read_steps",
     "readings_at",
     "resolve",
+    "step_of",
     "walk_steps",
 ]

@@ -1,0 +1,99 @@
+"""The kit's change record replays to exactly what the engine says each commit changed.
+
+The record (``.mnem/adapter-changes``) lets the history view read a store
+without asking the engine commit by commit. It is derived data: these tests
+build stores with all three adapters, foreign commits between theirs, lines
+lost to a killed process and a torn line, and check the replay against the
+engine's own ``diff`` for every commit of the chain.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mnem
+import pytest
+from mcp import Client
+
+from mnem_adapter_kit import history
+from mnem_adapter_kit.changelog import path_of
+from mnem_adapter_kit.testing.stores import Changes, changes_replayed_and_from_engine, write_foreign
+from mnem_mcp import StoreSettings, build_server
+
+
+def both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Changes, Changes, list[str]]:
+    """Each commit's changes replayed and from the engine; the commits the replay read there."""
+    read_from_engine: list[str] = []
+    engine_read = history.node_changes_of
+
+    def counted(engine: mnem.Store, entry: history.CommitRecord) -> history.Walk[Any]:
+        read_from_engine.append(entry.id)
+        return (yield from engine_read(engine, entry))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(history, "node_changes_of", counted)
+        replayed, from_engine = changes_replayed_and_from_engine(path)
+    return replayed, from_engine, read_from_engine
+
+
+async def revise(path: Path, pairs: list[tuple[str, object]]) -> None:
+    server = build_server(StoreSettings(path=path))
+    async with Client(server) as client:
+        for node_id, content in pairs:
+            done = await client.call_tool("remember", {"node_id": node_id, "content": content})
+            assert not done.is_error, done.content
+    server.service.close()
+
+
+@pytest.fixture
+async def written(mixed: Any) -> Any:
+    """The mixed store, a foreign commit in the middle, and values rewritten unchanged or retyped."""
+    store = mixed
+    store.marks["second_foreign"] = write_foreign(store.path, {"user/city": "Rome"})
+    await revise(
+        store.path,
+        [
+            *[("n/int", 1), ("n/int", 1.0), ("n/int", 1.0)],
+            *[("n/same", {"a": [1, 2]}), ("n/same", {"a": [1, 2]})],
+            *[("n/bool", True), ("n/bool", 1), ("user/city", "Oslo")],
+        ],
+    )
+    return store
+
+
+async def test_every_adapter_commit_replays_without_the_engine_to_the_engines_answer(
+    written: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replayed, truth, read = both_ways(written.path, monkeypatch)
+
+    assert replayed == truth
+    assert set(read) == {written.marks["foreign"], written.marks["second_foreign"]}
+    assert sum(1 for sides in truth if not sides) == 2, "unchanged rewrites are no change"
+    kinds = [side.kind for sides in truth for side in sides if side.id in ("n/int", "n/bool")]
+    assert kinds == ["modified", "added", "modified", "added"], "newest first"
+
+
+def lose_a_line_and_tear_the_last(path: Path) -> str:
+    """Drop one line (its process killed before writing it) and cut the last one in half."""
+    record = Path(path_of(path))
+    lines = record.read_bytes().splitlines(keepends=True)
+    lost = lines.pop(3)
+    torn = lines[-1][: len(lines[-1]) // 2]
+    record.write_bytes(b"".join(lines[:-1]) + torn)
+    return str(json.loads(lost)["commit"])
+
+
+async def test_a_lost_line_and_a_torn_line_are_read_from_the_engine(
+    written: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lost = lose_a_line_and_tear_the_last(written.path)
+    await revise(written.path, [("n/after", "written after the torn line")])
+
+    replayed, truth, read = both_ways(written.path, monkeypatch)
+
+    assert replayed == truth
+    assert lost in read
+    assert len(read) == 4, "the two foreign commits, the lost line and the torn one"
+    assert written.head() not in read, "the write after a torn line is still recorded"
