@@ -7,8 +7,11 @@ time-sorted full log does not.
 Everything derived from immutable engine objects (a commit's record, what it
 changed, its state, an item's origin as of a commit) is cached per process,
 keyed by commit id, so a repeated history call reads the engine only for
-commits it has not seen. The long reads (:func:`commits_changing`,
-:func:`origin`, :func:`first_where`, :func:`since_when`) are walks for
+commits it has not seen. Whole stretches of history are read by replaying the
+kit's change record (:func:`node_changes_along`, :mod:`.changelog`), which
+needs the engine only for commits the record does not cover. The long reads
+(:func:`commits_changing`, :func:`origin`, :func:`first_where`,
+:func:`since_when`, :func:`node_changes_along`) are walks for
 :meth:`~mnem_adapter_kit.handles.StoreClient.walk`: they ``yield`` before each
 uncached engine call, where the store may pass to another caller and a
 cancelled task stops.
@@ -36,9 +39,9 @@ ChangeKind = Literal["added", "modified", "removed"]
 Walk = Generator[None, None, V]
 
 MESSAGE_NAMES = 5
+"""How many names a generated commit message lists before "and N more"."""
 PAUSE_EVERY = 256
 """A walk over commits it has all cached still pauses this often, to keep each hold short."""
-"""How many names a generated commit message lists before "and N more"."""
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
