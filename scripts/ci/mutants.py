@@ -99,6 +99,17 @@ MUTANTS = [
         ["tests/history_view/test_change_record.py", "-k", "every_adapter_commit"],
     ),
     Mutant(
+        "the change record's kinds guess over a value a foreign commit set",
+        f"{KIT}/changelog.py",
+        [
+            (
+                "            elif old == UNKNOWN:\n                return None\n",
+                "",
+            )
+        ],
+        ["tests/history_view/test_change_record.py", "-k", "cold_history_walk"],
+    ),
+    Mutant(
         "MCP's why answers with HEAD instead of the commit that set the value",
         "packages/mnem-mcp/src/mnem_mcp/memory.py",
         [

@@ -1,7 +1,7 @@
 """The kit's change record replays to exactly what the engine says each commit changed.
 
-The record (``.mnem/adapter-changes``) lets the history view read a store
-without asking the engine commit by commit. It is derived data: these tests
+The record (``.mnem/adapter-changes``) lets the history view, and a cold history
+walk of any adapter, read a store without asking the engine commit by commit. It is derived data: these tests
 build stores with all three adapters, foreign commits between theirs, lines
 lost to a killed process and a torn line, and check the replay against the
 engine's own ``diff`` for every commit of the chain.
@@ -17,7 +17,7 @@ import mnem
 import pytest
 from mcp import Client
 
-from mnem_adapter_kit import history
+from mnem_adapter_kit import attach, history
 from mnem_adapter_kit.changelog import path_of
 from mnem_adapter_kit.testing.stores import Changes, changes_replayed_and_from_engine, write_foreign
 from mnem_mcp import StoreSettings, build_server
@@ -60,6 +60,7 @@ async def written(mixed: Any) -> Any:
             *[("n/bool", True), ("n/bool", 1), ("user/city", "Oslo")],
         ],
     )
+    store.marks["over_foreign"] = store.head()  # sets user/city, which a foreign commit set
     return store
 
 
@@ -97,3 +98,33 @@ async def test_a_lost_line_and_a_torn_line_are_read_from_the_engine(
     assert lost in read
     assert len(read) == 4, "the two foreign commits, the lost line and the torn one"
     assert written.head() not in read, "the write after a torn line is still recorded"
+
+
+async def test_a_cold_history_walk_asks_the_engine_only_for_commits_the_record_misses(
+    written: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await revise(written.path, [(f"n/{i % 7}", i) for i in range(history.PRIME_AFTER)])
+    asked: list[str] = []
+    engine_changes = history.changes
+
+    def counted(engine: mnem.Store, commit: str) -> Any:
+        asked.append(commit)
+        return engine_changes(engine, commit)
+
+    client = attach(written.path, create=False)
+    try:
+        for cache in vars(history).values():
+            if isinstance(cache, history.Lru):
+                cache.clear()
+        with client.session() as engine:
+            monkeypatch.setattr(history, "changes", counted)
+            walked, _ = history.finish(history.commits_changing(engine, None))
+            monkeypatch.undo()
+            truth = [(entry, engine.changed_by(entry.id)) for entry, _ in walked]
+    finally:
+        client.close()
+
+    assert walked == truth
+    assert len(walked) > history.PRIME_AFTER
+    missed = {written.marks["foreign"], written.marks["second_foreign"]}
+    assert set(asked) == {*missed, written.marks["over_foreign"]}, "and a value set over theirs"

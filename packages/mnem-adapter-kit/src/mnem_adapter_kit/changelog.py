@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import mnem
@@ -29,6 +29,8 @@ import mnem
 from .locations import STORE_DIR
 
 RECORD_NAME = "adapter-changes"
+UNKNOWN = ""
+"""The fingerprint of a node whose value is not known (a real fingerprint is never empty)."""
 _PROVENANCE = ("agent_step", "observation", "tool_call", "source", "note")
 
 
@@ -40,24 +42,41 @@ class Line:
     set: tuple[mnem.MemoryNode, ...]
     removed: tuple[str, ...]
 
+    def kinds(self, before: Callable[[str], str | None]) -> dict[str, str] | None:
+        """How this commit changed each node, given each node's :func:`fingerprint` before it.
+
+        ``before(node_id)`` is ``None`` for an absent node and :data:`UNKNOWN` for one whose
+        value is not known. ``None`` if that leaves a kind untold (a node set over an
+        unknown value) or the line does not fit (it removes an absent node).
+        """
+        found: dict[str, str] = {}
+        for node in self.set:
+            old = before(node.id)
+            if old is None:
+                found[node.id] = "added"
+            elif old == UNKNOWN:
+                return None
+            elif old != fingerprint(node):
+                found[node.id] = "modified"
+        for node_id in self.removed:
+            if before(node_id) is None:
+                return None
+            found[node_id] = "removed"
+        return found
+
     def replay(self, current: Mapping[str, mnem.MemoryNode]) -> tuple[mnem.NodeChange, ...] | None:
         """What this commit changed on top of ``current`` (its parent's state), sorted by id.
 
-        ``None`` if the line does not fit ``current`` (it removes an id that is not there).
+        ``None`` if the line does not fit ``current``.
         """
-        found: list[mnem.NodeChange] = []
-        for node in self.set:
-            old = current.get(node.id)
-            if old is None:
-                found.append(mnem.NodeChange(node.id, "added", None, node))
-            elif fingerprint(old) != fingerprint(node):
-                found.append(mnem.NodeChange(node.id, "modified", old, node))
-        for node_id in self.removed:
-            old = current.get(node_id)
-            if old is None:
-                return None
-            found.append(mnem.NodeChange(node_id, "removed", old, None))
-        return tuple(sorted(found, key=lambda change: change.id))
+        kinds = self.kinds(lambda node_id: _fingerprint_in(current, node_id))
+        if kinds is None:
+            return None
+        new = {node.id: node for node in self.set}
+        return tuple(
+            mnem.NodeChange(node_id, kind, current.get(node_id), new.get(node_id))
+            for node_id, kind in sorted(kinds.items())
+        )
 
 
 def path_of(root: str | os.PathLike[str]) -> str:
@@ -112,6 +131,11 @@ def read(root: str | os.PathLike[str]) -> dict[str, Line]:
                 tuple(line["removed"]),
             )
     return found
+
+
+def _fingerprint_in(nodes: Mapping[str, mnem.MemoryNode], node_id: str) -> str | None:
+    node = nodes.get(node_id)
+    return None if node is None else fingerprint(node)
 
 
 def _node_json(node: mnem.MemoryNode) -> list[object]:
