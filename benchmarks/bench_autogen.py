@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import cProfile
-import functools
 import json
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -30,7 +28,6 @@ from autogen_core.memory import ListMemory, Memory
 from autogen_ext.models.replay import ReplayChatCompletionClient
 from autogen_items import NAME, PEER, foreign_nodes, item, own_id, own_nodes
 from harness import (
-    BENCH_DIR,
     Chart,
     Scratch,
     Step,
@@ -49,6 +46,7 @@ from harness import (
     median_line,
     ms,
     num,
+    profile,
     profile_line,
     profile_table,
     progress,
@@ -57,13 +55,11 @@ from harness import (
     summaries,
     summary,
     times,
-    top_functions,
+    worst,
 )
 from naive import NaiveMemory
 
 from mnem_autogen import MnemosyneMemory, codec
-
-report = functools.partial(progress, "bench_autogen")
 
 SCENARIOS = {  # HEAD unchanged since the last read; moved by our own add; by another memory's
     "unchanged": "HEAD unchanged",
@@ -74,34 +70,23 @@ SCENARIOS = {  # HEAD unchanged since the last read; moved by our own add; by an
 
 @dataclass(frozen=True)
 class Plan:
-    add_sizes: tuple[int, ...]
-    max_adds: int  # adds timed per size: min(n, max_adds)
-    naive_adds: int
-    read_k: tuple[int, ...]
-    read_f: tuple[int, ...]
-    read_reps: int  # rounds per read case after a write (untimed, one per round)
-    unchanged_reps: int  # rounds per read case with HEAD unchanged (cheap, so more)
-    naive_read_reps: int
-    turn_k: tuple[int, ...]
-    turns: int
-    naive_turns: int
-    profile_calls: int
+    """Sizes and rounds; the defaults are the full run's."""
+
+    add_sizes: tuple[int, ...] = (100, 1_000, 5_000)
+    max_adds: int = 1_000  # adds timed per size: min(n, max_adds)
+    naive_adds: int = 500
+    read_k: tuple[int, ...] = (10, 100, 1_000)
+    read_f: tuple[int, ...] = (0, 10_000)
+    read_reps: int = 30  # rounds per read case after a write (untimed, one per round)
+    unchanged_reps: int = 100  # rounds per read case with HEAD unchanged (cheap, so more)
+    naive_read_reps: int = 6
+    turn_k: tuple[int, ...] = (10, 100, 1_000)
+    turns: int = 30
+    naive_turns: int = 10
+    profile_calls: int = 20
 
 
-FULL = Plan(
-    add_sizes=(100, 1_000, 5_000),
-    max_adds=1_000,
-    naive_adds=500,
-    read_k=(10, 100, 1_000),
-    read_f=(0, 10_000),
-    read_reps=30,
-    unchanged_reps=100,
-    naive_read_reps=6,
-    turn_k=(10, 100, 1_000),
-    turns=30,
-    naive_turns=10,
-    profile_calls=20,
-)
+FULL = Plan()
 SMOKE = Plan(
     add_sizes=(20,),
     max_adds=4,
@@ -146,7 +131,7 @@ async def memories(
 ) -> AsyncIterator[tuple[dict[str, Memory], Path]]:
     """The adapter and the naive adapter, each on its copy of ``template``, and ``ListMemory``;
     the adapter's store."""
-    adapter_path, naive_path = scratch.copy(template), scratch.copy(template)
+    adapter_path, naive_path = scratch.fresh(template), scratch.fresh(template)
     adapter, naive = MnemosyneMemory(NAME, adapter_path), NaiveMemory(NAME, naive_path)
     try:
         yield {"adapter": adapter, "naive": naive, "list_memory": list_memory(k)}, adapter_path
@@ -156,14 +141,11 @@ async def memories(
         scratch.discard(adapter_path, naive_path)
 
 
-# --- add and footprint ---------------------------------------------------------------------
-
-
 async def bench_add(scratch: Scratch, plan: Plan, n: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """Sequential adds into stores holding ``n`` items; then their footprint."""
     adds = min(n, plan.max_adds)
     template = store_template(scratch, n)
-    paths = {name: scratch.copy(template) for name in ("adapter", "raw_commit", "naive")}
+    paths = {name: scratch.fresh(template) for name in ("adapter", "raw_commit", "naive")}
     before = {name: disk_bytes(path) for name, path in paths.items()}
     memory = MnemosyneMemory(NAME, paths["adapter"])
     await memory.query()
@@ -182,12 +164,7 @@ async def bench_add(scratch: Scratch, plan: Plan, n: int) -> tuple[dict[str, Any
         "list_memory": lambda call: clock(reference.add(item(n + 1 + call))),
         "naive": lambda call: clock(naive.add(item(n + 1 + call))),
     }
-    samples = await interleave(
-        steps,
-        adds,
-        limits={"naive": plan.naive_adds},
-        report=lambda line: report(f"add n={n}: {line}"),
-    )
+    samples = await interleave(steps, adds, limits={"naive": plan.naive_adds}, label=f"add n={n}")
     await memory.close()
     await naive.close()
     raw = None  # closes the engine handle
@@ -210,7 +187,7 @@ def bench_footprint(
     items = {name: n + count for name, count in calls.items()}
     stores = ("adapter", "raw_commit")
     grown = {name: (disk_bytes(paths[name]) - before[name]) / calls[name] for name in stores}
-    script = [str(BENCH_DIR / "bench_autogen.py"), "--footprint"]
+    script = [__file__, "--footprint"]
     adapter_store = str(paths["adapter"])
     runs = {  # the adapter and the naive adapter load one store: not at the same time
         "baseline": ["-", "0"],
@@ -259,9 +236,6 @@ async def footprint(kind: str, store_path: str, items: int) -> dict[str, int]:
 def peak_rss_kib() -> int:
     with open("/proc/self/status", encoding="ascii") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-
-
-# --- query and an agent turn ---------------------------------------------------------------
 
 
 async def bench_read_case(
@@ -327,23 +301,6 @@ async def bench_turn(scratch: Scratch, plan: Plan, k: int) -> dict[str, Any]:
     return {"k": k, "subjects": stats, "extra_ms_over_list_memory": extra, "ratios": ratios}
 
 
-# --- where the time goes -------------------------------------------------------------------
-
-
-async def profile(
-    calls: int, op: Callable[[], Awaitable[Any]], before: Callable[[], Awaitable[Any]] | None = None
-) -> list[dict[str, Any]]:
-    """cProfile ``op`` (not ``before``, which runs untimed ahead of each call)."""
-    found = cProfile.Profile()
-    for _ in range(calls):
-        if before is not None:
-            await before()
-        found.enable()
-        await op()
-        found.disable()
-    return top_functions(found, calls)
-
-
 def adder(memory: Memory, first: int) -> Callable[[], Awaitable[None]]:
     """A call that adds the next item (``first``, then ``first + 1``, ...) to ``memory``."""
     counter = iter(range(first, first + 1_000_000))
@@ -355,7 +312,7 @@ async def bench_profiles(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     found: dict[str, Any] = {}
     calls = plan.profile_calls
     for n in sorted({min(plan.add_sizes), max(plan.add_sizes)}):
-        path = scratch.copy(store_template(scratch, n))
+        path = scratch.fresh(store_template(scratch, n))
         memory = MnemosyneMemory(NAME, path)
         add_next = adder(memory, n + 1)
         await add_next()
@@ -363,7 +320,7 @@ async def bench_profiles(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         await memory.close()
         scratch.discard(path)
     for k, f in ((min(plan.read_k), min(plan.read_f)), (max(plan.read_k), max(plan.read_f))):
-        path = scratch.copy(store_template(scratch, k, f))
+        path = scratch.fresh(store_template(scratch, k, f))
         memory = MnemosyneMemory(NAME, path)
         peer = MnemosyneMemory(PEER, path) if f == max(plan.read_f) else None
         await memory.query()
@@ -384,13 +341,13 @@ async def bench_profiles(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     found: dict[str, Any] = {"add": [], "footprint": [], "read": [], "turn": []}
     for n in plan.add_sizes:
-        report(f"add: n={n}, {min(n, plan.max_adds)} adds per subject")
+        progress(f"add: n={n}, {min(n, plan.max_adds)} adds per subject")
         row, footprint = await bench_add(scratch, plan, n)
         found["add"].append(row)
         found["footprint"].append(footprint)
     for f in plan.read_f:
         for k in plan.read_k:
-            report(f"read: k={k} own items, f={f} foreign nodes")
+            progress(f"read: k={k} own items, f={f} foreign nodes")
             template = store_template(scratch, k, f)
             for scenario in SCENARIOS:
                 found["read"].append(await bench_read_case(scratch, plan, template, k, f, scenario))
@@ -402,39 +359,33 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         if f == max(plan.read_f) and (k, 0, scenario) in at
     ]
     for k in plan.turn_k:
-        report(f"agent turn: k={k}")
+        progress(f"agent turn: k={k}")
         found["turn"].append(await bench_turn(scratch, plan, k))
-    report("profiles")
+    progress("profiles")
     found["profiles"] = await bench_profiles(scratch, plan)
     return found
 
 
-# --- what the figures say ------------------------------------------------------------------
-
-
 def summarize(found: dict[str, Any]) -> Summary:
-    out = Summary()
     profiles = found["profiles"]
 
     def profiled(prefix: str) -> str:
         """The last (largest) profile whose name starts with ``prefix``, as one sentence."""
         names = [name for name in profiles if name.startswith(prefix)]
-        return (
-            f" cProfile of {names[-1]}, own time per call: {profile_line(profiles[names[-1]])}."
-            if names
-            else ""
-        )
+        if not names:
+            return ""
+        return f" cProfile of {names[-1]}, own time per call: {profile_line(profiles[names[-1]])}."
 
     def median(row: dict[str, Any], subject: str) -> str:
         return ms(row["subjects"][subject]["median_ms"])
 
-    row = max(found["add"], key=lambda r: r["ratios"]["adapter/raw_commit"])
+    row = worst(found["add"], "adapter/raw_commit")
+    out = Summary()
     out.targets.append(
         Target(
             "`add` ≤ 1.1x a raw engine commit at the same store size (median)",
             row["ratios"]["adapter/raw_commit"],
             1.1,
-            "x",
             f"n={row['n']:,}",
             f"At n={row['n']:,} an add costs {median(row, 'adapter')} against "
             f"{median(row, 'raw_commit')} for the raw commit on an identical store."
@@ -462,41 +413,35 @@ def summarize(found: dict[str, Any]) -> Summary:
                 f"`query` ≤ 1.2x between 0 and {f_max:,} foreign nodes, {title}",
                 row["ratio"],
                 1.2,
-                "x",
                 f"k={k:,}",
                 why + profiled(f"query, {scenario.replace('_', ' ')} (k="),
             )
         )
-    unchanged = [r for r in found["read"] if r["scenario"] == "unchanged"]
-    row = max(unchanged, key=lambda r: r["ratios"]["adapter/list_memory"])
-    out.targets.append(
+    row = worst([r for r in found["read"] if r["scenario"] == "unchanged"], "adapter/list_memory")
+    turn = worst(found["turn"], "adapter/list_memory")
+    extra = turn["extra_ms_over_list_memory"]
+    out.targets += [
         Target(
             "`query` ≤ 3x `ListMemory` with HEAD unchanged",
             row["ratios"]["adapter/list_memory"],
             3.0,
-            "x",
             f"k={row['k']:,}, f={row['f']:,}",
             f"`ListMemory.query` hands back its own list ({median(row, 'list_memory')}); the "
             "adapter builds a fresh copy of every item per call, so callers never share stored "
             f"state (ADR 0006): {median(row, 'adapter')} at k={row['k']:,}."
             + profiled("query, unchanged (k="),
-        )
-    )
-    row = max(found["turn"], key=lambda r: r["ratios"]["adapter/list_memory"])
-    extra = row["extra_ms_over_list_memory"]
-    out.targets.append(
+        ),
         Target(
             "agent turn ≤ 1.1x the same turn with `ListMemory` (replayed model)",
-            row["ratios"]["adapter/list_memory"],
+            turn["ratios"]["adapter/list_memory"],
             1.1,
-            "x",
-            f"k={row['k']:,}",
+            f"k={turn['k']:,}",
             "The replayed model answers in microseconds, so the turn is almost only the "
             f"memory's `update_context`: the adapter adds {ms(extra)} to a "
-            f"{median(row, 'list_memory')} turn; against a 500 ms model call that would be "
+            f"{median(turn, 'list_memory')} turn; against a 500 ms model call that would be "
             f"{1 + extra / 500:.3f}x. See the `ListMemory` target.",
-        )
-    )
+        ),
+    ]
     out.tables += [
         ratio_table(
             "AutoGen `add`",
@@ -550,9 +495,7 @@ def summarize(found: dict[str, Any]) -> Summary:
                 "RSS ListMemory": lambda r: num(r["peak_rss_mib"]["list_memory"]),
             },
         ),
-    ]
-    out.tables += [
-        profile_table(f"Profile: autogen {name}", rows) for name, rows in profiles.items()
+        *(profile_table(f"Profile: autogen {name}", rows) for name, rows in profiles.items()),
     ]
     moved = [r for r in found["read"] if r["f"] == f_max]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import subprocess
 import sys
@@ -32,13 +31,13 @@ from typing import Any
 
 from autogen_items import NAME, item, own_nodes
 from harness import (
-    BENCH_DIR,
     Chart,
     Scratch,
     Step,
     Summary,
     Target,
     call_tool,
+    clock,
     columns,
     execute,
     fill,
@@ -58,8 +57,6 @@ from probes import Probe, install
 from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
-
-report = functools.partial(progress, "bench_concurrency")
 
 BEAT_S = 0.001
 LIMITS = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}
@@ -102,9 +99,6 @@ def templates(scratch: Scratch, n: int) -> dict[str, Path]:
     }
 
 
-# --- throughput ------------------------------------------------------------------------------
-
-
 def usage(probe: Probe, label: str) -> dict[str, int]:
     """What the store's holders did under ``label``: counts and summed ns per kind of span,
     and summed ns per engine method (``engine <method>``)."""
@@ -139,7 +133,7 @@ class Workers:
     """Worker processes, started before timing, that write a block between them on demand."""
 
     def __init__(self, count: int) -> None:
-        script = [sys.executable, str(BENCH_DIR / "bench_concurrency.py"), "--worker"]
+        script = [sys.executable, __file__, "--worker"]
         self._procs = [
             subprocess.Popen(script, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             for _ in range(count)
@@ -191,7 +185,7 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 
     def on_copy(name: str, body: Callable[[Path], Awaitable[int]]) -> Step:
         async def step(call: int) -> int:
-            path = scratch.copy(stores[name.split("_")[0]])
+            path = scratch.fresh(stores[name.split("_")[0]])
             process_usage.clear()
             probe.label = name
             try:
@@ -272,7 +266,7 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             {name: on_copy(name, body) for name, body in bodies.items()},
             plan.rounds,
             warmup=1,
-            report=lambda line: report(f"throughput: {line}"),
+            label="throughput",
         )
     finally:
         pool.shutdown()
@@ -296,9 +290,6 @@ async def bench_throughput(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             if not name.endswith("_sequential")
         },
     }
-
-
-# --- loop stalls -------------------------------------------------------------------------------
 
 
 class Heartbeat:
@@ -327,7 +318,7 @@ class Heartbeat:
 async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     probe = install()
     n = plan.items
-    paths = {kind: scratch.copy(path) for kind, path in templates(scratch, n).items()}
+    paths = {kind: scratch.fresh(path) for kind, path in templates(scratch, n).items()}
     memory = MnemosyneMemory(NAME, paths["autogen"])
     graph_store = MnemosyneStore(paths["langgraph"])
     server = build_server(StoreSettings(path=paths["mcp"]))
@@ -346,9 +337,7 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         def step(name: str) -> Step:
             async def timed(call: int) -> int:
                 probe.label = name
-                started = time.perf_counter_ns()
-                await ops[name](call)
-                took = time.perf_counter_ns() - started
+                took = await clock(ops[name](call))
                 await asyncio.sleep(3 * BEAT_S)
                 probe.label = ""
                 return took
@@ -365,7 +354,7 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
                 {name: step(name) for name in ops},
                 plan.stall_rounds,
                 warmup=0,
-                report=lambda line: report(f"stalls: {line}"),
+                label="stalls",
             )
         finally:
             await beat.stop()
@@ -407,13 +396,10 @@ async def bench_stalls(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 
 
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
-    report(f"write throughput: blocks of {plan.block} into stores of {plan.items:,} items")
+    progress(f"write throughput: blocks of {plan.block} into stores of {plan.items:,} items")
     throughput = await bench_throughput(scratch, plan)
-    report(f"loop stalls: {plan.stall_rounds} rounds of six operations beside a 1 ms heartbeat")
+    progress(f"loop stalls: {plan.stall_rounds} rounds of six operations beside a 1 ms heartbeat")
     return {"throughput": throughput, "stalls": await bench_stalls(scratch, plan)}
-
-
-# --- what the figures say ------------------------------------------------------------------
 
 
 def summarize(workloads: dict[str, Any]) -> Summary:
@@ -426,32 +412,29 @@ def summarize(workloads: dict[str, Any]) -> Summary:
 
     for key, measured in tp["ratios"].items():
         family, mode = key.split("_")
-        why = ""
-        if measured < LIMITS[mode]:
-            seq = f"{family}_sequential"
-            u, ref = use[key], use[seq]
-            why = (
-                f"{num(rate(key))} writes/s against {num(rate(seq))} sequentially. The store was "
-                f"busy (sections) {num(u['section_ns'] / 1e6)} ms of a "
-                f"{num(u['block_ns'] / 1e6)} ms block ({u['section_ns'] / u['block_ns']:.0%}; "
-                f"sequential: {num(ref['section_ns'] / 1e6)} of {num(ref['block_ns'] / 1e6)} ms, "
-                f"{ref['section_ns'] / ref['block_ns']:.0%}); the holders' threads ran "
-                f"{num(u['section_cpu_ns'] / 1e6)} ms of CPU in those sections (sequential: "
-                f"{num(ref['section_cpu_ns'] / 1e6)} ms), the rest of a section is waiting (for "
-                "the disk, a CPU or the GIL)"
-            )
-            if mode == "processes":
-                heavy = sorted((k for k in u if k.startswith("engine ")), key=lambda k: -u[k])
-                why += (
-                    f"; {num(u['opens'])} handle opens, {num(u['drops'])} drops "
-                    f"({num(u['drop_ns'] / 1e6)} ms) and {num(u['refuseds'])} refused opens "
-                    "per block. Engine time per block, this subject against sequential: "
-                    + ", ".join(
-                        f"`{k[7:]}` {num(u[k] / 1e6)} ms ({num(ref.get(k, 0) / 1e6)})"
-                        for k in heavy[:5]
-                    )
+        seq = f"{family}_sequential"
+        u, ref = use[key], use[seq]
+        why = (
+            f"{num(rate(key))} writes/s against {num(rate(seq))} sequentially. The store was "
+            f"busy (sections) {num(u['section_ns'] / 1e6)} ms of a "
+            f"{num(u['block_ns'] / 1e6)} ms block ({u['section_ns'] / u['block_ns']:.0%}; "
+            f"sequential: {num(ref['section_ns'] / 1e6)} of {num(ref['block_ns'] / 1e6)} ms, "
+            f"{ref['section_ns'] / ref['block_ns']:.0%}); the holders' threads ran "
+            f"{num(u['section_cpu_ns'] / 1e6)} ms of CPU in those sections (sequential: "
+            f"{num(ref['section_cpu_ns'] / 1e6)} ms), the rest of a section is waiting (for "
+            "the disk, a CPU or the GIL)"
+        )
+        if mode == "processes":
+            heavy = sorted((k for k in u if k.startswith("engine ")), key=lambda k: -u[k])
+            why += (
+                f"; {num(u['opens'])} handle opens, {num(u['drops'])} drops "
+                f"({num(u['drop_ns'] / 1e6)} ms) and {num(u['refuseds'])} refused opens "
+                "per block. Engine time per block, this subject against sequential: "
+                + ", ".join(
+                    f"`{k[7:]}` {num(u[k] / 1e6)} ms ({num(ref.get(k, 0) / 1e6)})"
+                    for k in heavy[:5]
                 )
-            why += "."
+            )
         count = tp["workers"] if mode != "tasks" else block
         found.targets.append(
             Target(
@@ -459,35 +442,27 @@ def summarize(workloads: dict[str, Any]) -> Summary:
                 "sequential rate",
                 measured,
                 LIMITS[mode],
-                "x",
                 f"{tp['items']:,} items, blocks of {block}",
-                why,
+                why + ".",
                 higher_is_better=True,
             )
         )
     longest, ops = stalls["longest_engine_call_ms"], stalls["ops"]
     for name, row in ops.items():
-        measured = round(row["longest_stall_ms"] / longest, 3)
-        why = ""
-        if measured > STALL_LIMIT:
-            parts = row["longest_stall_parts_ms"]
-            calls = ", ".join(f"`{method}` {ms(t)}" for method, t in parts.get("calls", {}).items())
-            why = (
+        parts = row["longest_stall_parts_ms"]
+        calls = ", ".join(f"`{method}` {ms(t)}" for method, t in parts.get("calls", {}).items())
+        found.targets.append(
+            Target(
+                f"longest loop stall during `{name}` ≤ {STALL_LIMIT:g}x the longest engine call",
+                round(row["longest_stall_ms"] / longest, 3),
+                STALL_LIMIT,
+                f"{stalls['rounds']} calls, stores of {stalls['items']:,}",
                 f"The longest gap between beats, {ms(parts['gap'])}, held "
                 f"{ms(parts['engine_calls'])} of engine calls ({calls}) and "
                 f"{ms(parts['sections'])} of sections; the loop's thread used "
                 f"{ms(parts['loop_thread_cpu'])} of CPU in it. The operation's longest section "
                 f"was {ms(row['longest_section_ms'])}, its longest engine call "
-                f"`{row['longest_own_call']}` {ms(row['longest_own_call_ms'])}."
-            )
-        found.targets.append(
-            Target(
-                f"longest loop stall during `{name}` ≤ {STALL_LIMIT:g}x the longest engine call",
-                measured,
-                STALL_LIMIT,
-                "x",
-                f"{stalls['rounds']} calls, stores of {stalls['items']:,}",
-                why,
+                f"`{row['longest_own_call']}` {ms(row['longest_own_call_ms'])}.",
             )
         )
     found.tables += [

@@ -1,4 +1,4 @@
-"""History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, in every adapter.
+"""History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, per adapter.
 
     uv run python benchmarks/bench_history.py [--smoke]    # writes results/history.json
 
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import cProfile
-import functools
 import json
 import sys
 import threading
@@ -29,24 +27,22 @@ import mnem
 from autogen_core.memory import MemoryContent, MemoryMimeType
 from autogen_items import NAME, own_id
 from harness import (
-    BENCH_DIR,
     Chart,
     Scratch,
     Summary,
     Target,
     call_tool,
     child_json,
+    clock,
     columns,
     execute,
     num,
+    profile,
     profile_line,
     profile_table,
     progress,
     summary,
-    top_functions,
 )
-
-report = functools.partial(progress, "bench_history")
 
 NODES = 100
 WARM_LIMIT_MS = {"why": 50.0, "history": 50.0, "when_did": 200.0}
@@ -78,9 +74,6 @@ class Plan:
 
 FULL = Plan(commits=3_000, warm_reps=10)
 SMOKE = Plan(commits=40, warm_reps=3)
-
-
-# --- the stores ------------------------------------------------------------------------------
 
 
 def build_autogen(path: Path, commits: int) -> None:
@@ -128,9 +121,6 @@ def build_langgraph(path: Path, commits: int) -> None:
 
 
 BUILDERS = {"autogen": build_autogen, "langgraph": build_langgraph, "mcp": build_mcp}
-
-
-# --- the child process: each operation, cold then warm ----------------------------------------
 
 
 Call = Callable[[], Awaitable[Any]]
@@ -261,20 +251,10 @@ async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[
             call = await operation(adapter, op, store, commits, stack)
             async with Contender(store, thread=adapter == "langgraph") as contender:
                 probe.label = "cold"
-                started = time.perf_counter_ns()
-                await call()
-                cold = time.perf_counter_ns() - started
+                cold = await clock(call())
             probe.label = "warm"
-            warm = []
-            for _ in range(reps):
-                started = time.perf_counter_ns()
-                await call()
-                warm.append(time.perf_counter_ns() - started)
-            profile = cProfile.Profile()
-            for _ in range(PROFILED):
-                profile.enable()
-                await call()
-                profile.disable()
+            warm = [await clock(call()) for _ in range(reps)]
+            warm_profile = await profile(PROFILED, call)
         calls = sum(v["calls"] for v in probe.engine_totals("warm").values())
         hold = probe.longest_span("turn", "cold")
         inside = probe.within("call", hold.end - hold.took, hold.end)
@@ -299,7 +279,7 @@ async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[
                 "contender_reads": len(contender.waits_ns),
                 "cold_engine": probe.engine_totals("cold"),
                 "warm_engine_calls": round(calls / reps, 2),
-                "warm_profile": top_functions(profile, PROFILED),
+                "warm_profile": warm_profile,
             }
         )
     return rows
@@ -308,55 +288,36 @@ async def child(adapter: str, store: str, commits: int, reps: int) -> list[dict[
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     rows = []
     for adapter, ops in CALLS.items():
-        report(f"{adapter}: building a store of {plan.commits:,} commits")
+        progress(f"{adapter}: building a store of {plan.commits:,} commits")
         started = time.monotonic()
         template = scratch.template(adapter, lambda p, a=adapter: BUILDERS[a](p, plan.commits))
         built = round(time.monotonic() - started, 1)
-        store = scratch.copy(template)
-        report(f"{adapter}: {', '.join(ops)}, cold then warm, in a process of its own")
+        store = scratch.fresh(template)
+        progress(f"{adapter}: {', '.join(ops)}, cold then warm, in a process of its own")
         args = ["--child", adapter, str(store), str(plan.commits), str(plan.warm_reps)]
-        found = child_json([str(BENCH_DIR / "bench_history.py"), *args])
+        found = child_json([__file__, *args])
         rows.extend({**row, "build_s": built} for row in found["reads"])
         scratch.discard(store)
     return {"commits": plan.commits, "nodes": NODES, "reads": rows}
-
-
-# --- what the figures say ------------------------------------------------------------------
 
 
 def summarize(workloads: dict[str, Any]) -> Summary:
     rows, commits = workloads["reads"], workloads["commits"]
     found = Summary()
     slow = [r for r in rows if r["warm"]["median_ms"] > WARM_LIMIT_MS[r["op"]]]
-    for row in rows:
-        limit = WARM_LIMIT_MS[row["op"]]
-        why = ""
-        if row in slow:
-            why = (
-                f"Warm, the call makes {row['warm_engine_calls']:g} engine call(s): the time is "
-                f"Python. cProfile of a warm call, own time: {profile_line(row['warm_profile'])}."
-            )
-        found.targets.append(
-            Target(
-                f"warm `{row['op']}` ≤ {limit:g} ms at {commits:,} commits, {row['adapter']}",
-                row["warm"]["median_ms"],
-                limit,
-                "ms",
-                CALLS[row["adapter"]][row["op"]],
-                why,
-            )
-        )
-    found.targets.append(
+    found.targets += [
         Target(
-            "LangGraph `when_did` at 3,000 commits",
-            None,
-            WARM_LIMIT_MS["when_did"],
-            "ms",
-            "not measured",
-            "`MnemosyneStore` has no `when_did`: LangGraph's adapter offers `why`, `history` "
-            "and `get_at` only, so there is nothing to time.",
+            f"warm `{row['op']}` ≤ {WARM_LIMIT_MS[row['op']]:g} ms at {commits:,} commits, "
+            f"{row['adapter']}",
+            row["warm"]["median_ms"],
+            WARM_LIMIT_MS[row["op"]],
+            CALLS[row["adapter"]][row["op"]],
+            f"Warm, the call makes {row['warm_engine_calls']:g} engine call(s): the time is "
+            f"Python. cProfile of a warm call, own time: {profile_line(row['warm_profile'])}.",
+            unit="ms",
         )
-    )
+        for row in rows
+    ]
     held = sorted(rows, key=lambda r: -r["hold_ms"])
     over = [
         f"{r['adapter']} `{r['op']}` {num(r['hold_ms'])} ms (its thread ran "
@@ -366,21 +327,28 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         for r in held
         if r["hold_ms"] > HOLD_LIMIT_MS
     ]
-    found.targets.append(
+    found.targets += [
+        Target(
+            "LangGraph `when_did` at 3,000 commits",
+            None,
+            WARM_LIMIT_MS["when_did"],
+            "not measured",
+            "`MnemosyneStore` has no `when_did`: LangGraph's adapter offers `why`, `history` "
+            "and `get_at` only, so there is nothing to time.",
+            unit="ms",
+        ),
         Target(
             f"longest continuous hold of the store by a read at {commits:,} commits ≤ "
             f"{HOLD_LIMIT_MS:g} ms",
             held[0]["hold_ms"],
             HOLD_LIMIT_MS,
-            "ms",
             f"{held[0]['adapter']} `{held[0]['op']}`, cold",
-            ""
-            if not over
-            else "A walk keeps its turn until 50 ms have passed and someone waits, then lets go "
+            "A walk keeps its turn until 50 ms have passed and someone waits, then lets go "
             "at its next pause, so a hold is about 50 ms plus the step in progress; one engine "
             "call cannot be cut. Holds over the limit: " + "; ".join(over) + ".",
-        )
-    )
+            unit="ms",
+        ),
+    ]
     found.tables.append(
         columns(
             f"History at {commits:,} commits",

@@ -8,13 +8,13 @@ Chromium within 2 s. The store is written by the real adapters (AutoGen items ad
 cleared, LangGraph items put and deleted across ten namespaces, MCP nodes revised).
 Generation is timed as a user runs it, in a new process (the kit's history caches start
 empty); a second process times each phase, the engine's per-commit reads (what a commit
-missing from the kit's change record costs) and counts the commits the record covers. The browser part needs Debian's ``chromium`` and the npm
-package ``playwright-core`` (``scripts/ci/browser.sh`` installs both).
+missing from the kit's change record costs) and counts the commits the record covers. The
+browser part needs Debian's ``chromium`` and the npm package ``playwright-core``
+(``scripts/ci/browser.sh`` installs both).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import datetime
 import json
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness import RESULTS, Scratch, disk_bytes, git, progress, versions
+from harness import RESULTS, Scratch, disk_bytes, git, parser, progress, versions, write_json
 
 TARGET_GENERATE_S = 5.0
 TARGET_INTERACTIVE_S = 2.0
@@ -41,10 +41,6 @@ PLAYWRIGHT_CORE = Path(
     os.environ.get("MNEM_PLAYWRIGHT_CORE", TOOLS / "node_modules" / "playwright-core")
 )
 CHROMIUM = os.environ.get("MNEM_CHROMIUM", "/usr/bin/chromium")
-
-
-def say(text: str) -> None:
-    progress("history-view", text)
 
 
 async def build_store(path: Path, commits: int) -> None:
@@ -94,14 +90,12 @@ async def build_store(path: Path, commits: int) -> None:
             await service.remember([node], None, "remember")
         made += 1
         if made % 500 == 0:
-            say(f"built {made}/{commits} commits")
+            progress(f"built {made}/{commits} commits")
     await notes.close()
     await odd.close()
     graph.close()
     service.close()
 
-
-# --- generation --------------------------------------------------------------------------
 
 PHASES = textwrap.dedent(
     """
@@ -186,8 +180,6 @@ def timed_command(*args: str) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-# --- the browser --------------------------------------------------------------------------
-
 DRIVER = textwrap.dedent(
     """
     const { chromium } = require(process.argv[2]);
@@ -255,9 +247,6 @@ def browser(page_file: Path, runs: int) -> dict[str, Any]:
     return found
 
 
-# --- the record ---------------------------------------------------------------------------
-
-
 def environment() -> dict[str, Any]:
     return {
         "cpus": os.cpu_count(),
@@ -273,36 +262,34 @@ def environment() -> dict[str, Any]:
 
 
 def main() -> None:
-    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    cli.add_argument("--smoke", action="store_true", help="60 commits, one browser run")
-    cli.add_argument("--out", type=Path, default=RESULTS / "history_view.json")
-    args = cli.parse_args()
+    out = RESULTS / "history_view.json"
+    args = parser(__doc__.splitlines()[0], out, workdir=False).parse_args()
     commits, runs = (60, 1) if args.smoke else (3000, 3)
     before = environment()
     with tempfile.TemporaryDirectory(prefix="bench-history-view-") as folder:
         work, scratch = Path(folder), Scratch(Path(folder))
         try:
-            say(f"building a {commits}-commit store with the three adapters")
+            progress(f"building a {commits}-commit store with the three adapters")
             started = time.perf_counter()
             template = scratch.template(
                 "store", lambda path: asyncio.run(build_store(path, commits))
             )
             built_s = time.perf_counter() - started
-            store = scratch.copy(template)
+            store = scratch.fresh(template)
         finally:
             scratch.discard(scratch.ram)
         size = disk_bytes(store / ".mnem")
-        say("cold generation, as a user runs it")
+        progress("cold generation, as a user runs it")
         page_file = work / "history.html"
         generate_s, generate_cpu_s = timed_command(
             "--store", str(store), "html", "--out", str(page_file)
         )
         html_bytes = page_file.stat().st_size
-        say(f"  {generate_s:.2f} s ({generate_cpu_s:.2f} s of CPU), {html_bytes / 1e6:.2f} MB")
+        progress(f"  {generate_s:.2f} s ({generate_cpu_s:.2f} s of CPU), {html_bytes / 1e6:.2f} MB")
         log_s, log_cpu_s = timed_command("--store", str(store), "log", "-n", "20")
-        say("phases and engine calls, in a new process")
+        progress("phases and engine calls, in a new process")
         detail: dict[str, Any] = json.loads(run("-c", PHASES, str(store), str(work / "again.html")))
-        say("the page in headless Chromium")
+        progress("the page in headless Chromium")
         seen = browser(page_file, runs)
     interactive_s = seen["median"]["goto_to_ready_ms"] / 1000 if "median" in seen else None
     walk_s = detail["cold_walk_s"]
@@ -332,9 +319,7 @@ def main() -> None:
         "interactive_s": interactive_s,
         "environment": {"before": before, "after_load_average": list(os.getloadavg())},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    say(f"wrote {args.out}")
+    progress(f"wrote {write_json(args.out, result, indent=2)}")
     summary = {"generate_s": generate_s, "generate_cpu_s": generate_cpu_s}
     print(json.dumps({**summary, "interactive_s": interactive_s, "walk_s": walk_s}))
 

@@ -33,11 +33,12 @@ from harness import (
     profile_line,
     profile_table,
     progress,
-    ratio,
     ratio_table,
+    ratios,
     summaries,
     sync_step,
     top_functions,
+    worst,
 )
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
@@ -45,8 +46,6 @@ from langgraph.store.sqlite import SqliteStore
 
 from mnem_langgraph import MnemosyneStore
 from mnem_langgraph.namespaces import node_id
-
-report = functools.partial(progress, "bench_langgraph")
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ def template(scratch: Scratch, n: int) -> Path:
 
 async def bench_size(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
     """put, get and search at one size; a row per operation."""
-    mnem_path, raw_path = scratch.copy(template(scratch, n)), scratch.copy(template(scratch, n))
+    mnem_path, raw_path = scratch.fresh(template(scratch, n)), scratch.fresh(template(scratch, n))
     sqlite_path = scratch.fresh()
     mnemosyne = MnemosyneStore(mnem_path)
     # file-backed, in autocommit mode as ``SqliteStore.from_conn_string`` makes it
@@ -123,17 +122,10 @@ async def bench_size(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any
                     author="bench",
                 )
             )
-        samples = await interleave(
-            steps, plan.reps, report=lambda line, op=op: report(f"{op} n={n}: {line}")
-        )
-        stats = summaries(samples)
-        ratios = {
-            "mnemosyne/sqlite": ratio(stats["mnemosyne"], stats["sqlite"]),
-            "mnemosyne/in_memory": ratio(stats["mnemosyne"], stats["in_memory"]),
-        }
-        if op == "put":
-            ratios["mnemosyne/raw_commit"] = ratio(stats["mnemosyne"], stats["raw_commit"])
-        rows.append({"n": n, "op": op, "subjects": stats, "ratios": ratios})
+        stats = summaries(await interleave(steps, plan.reps, label=f"{op} n={n}"))
+        pairs = ["mnemosyne/sqlite", "mnemosyne/in_memory"]
+        pairs += ["mnemosyne/raw_commit"] if op == "put" else []
+        rows.append({"n": n, "op": op, "subjects": stats, "ratios": ratios(stats, *pairs)})
     mnemosyne.close()
     sqlite.conn.close()
     scratch.discard(mnem_path, raw_path, sqlite_path)
@@ -143,7 +135,7 @@ async def bench_size(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any
 def bench_profiles(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     """Where ``MnemosyneStore.put`` and ``get`` spend their time at the largest size."""
     n = max(plan.sizes)
-    path = scratch.copy(template(scratch, n))
+    path = scratch.fresh(template(scratch, n))
     found = {}
     with MnemosyneStore(path) as store:
         store.get(namespace(0), "m0")
@@ -164,9 +156,9 @@ def bench_profiles(scratch: Scratch, plan: Plan) -> dict[str, Any]:
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     rows = []
     for n in plan.sizes:
-        report(f"put/get/search: n={n}")
+        progress(f"put/get/search: n={n}")
         rows.extend(await bench_size(scratch, plan, n))
-    report("profiles")
+    progress("profiles")
     return {"ops": rows, "profiles": bench_profiles(scratch, plan)}
 
 
@@ -174,7 +166,7 @@ def summarize(found: dict[str, Any]) -> Summary:
     out = Summary()
     for op in ("put", "get"):
         rows = [r for r in found["ops"] if r["op"] == op]
-        row = max(rows, key=lambda r: r["ratios"]["mnemosyne/sqlite"])
+        row = worst(rows, "mnemosyne/sqlite")
         mnemosyne, sqlite = (row["subjects"][s]["median_ms"] for s in ("mnemosyne", "sqlite"))
         why = (
             f"At n={row['n']:,}: `MnemosyneStore.{op}` {ms(mnemosyne)}, "
@@ -195,7 +187,6 @@ def summarize(found: dict[str, Any]) -> Summary:
                 f"LangGraph `{op}` ≤ 2x `SqliteStore`",
                 row["ratios"]["mnemosyne/sqlite"],
                 2.0,
-                "x",
                 f"n={row['n']:,}",
                 why,
             )

@@ -9,8 +9,8 @@ differ only in what they do around it:
   sqlite-vec's ``vec_distance_cosine`` scan and ``vec0`` KNN table), and loading the
   vectors from SQLite into numpy;
 * ``search``: ``search(prefix, query=...)``, also with a filter, at each size on
-  ``MnemosyneStore``, ``InMemoryStore`` and a file-backed ``SqliteStore``, in the same
-  rotating rounds; medians and ratios;
+  ``MnemosyneStore``, ``InMemoryStore`` and a file-backed ``SqliteStore``, interleaved;
+  medians and ratios;
 * ``rebuild``: at the largest size, the first search after the sidecar is deleted, the
   first search of a new store object with the sidecar intact, and the embedder's own time
   for the same texts; sidecar bytes per item.
@@ -21,9 +21,8 @@ may not allow (pyenv builds); ``SqliteStore`` then gets a ``pysqlite3`` connecti
 
 from __future__ import annotations
 
-import gc
+import asyncio
 import hashlib
-import json
 import os
 import platform
 import random
@@ -37,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from harness import git, parser, progress, versions
+from harness import clock_sync, git, interleave, parser, progress, sync_step, versions, write_json
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
@@ -59,10 +58,15 @@ QUERIES = (
     "programming languages at work",
     "favourite food for dinner",
 )
-
-
-def say(message: str) -> None:
-    progress("bench_langgraph_index", message)
+PACKAGES = (
+    "mnem-agents",
+    "mnem-langgraph",
+    "langgraph",
+    "langgraph-checkpoint",
+    "langgraph-checkpoint-sqlite",
+    "numpy",
+    "sqlite-vec",
+)
 
 
 class HashedWords(Embeddings):
@@ -108,37 +112,19 @@ def sqlite_connection(path: Path) -> Any:
     return pysqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
 
 
-def timed(call: Callable[[], Any]) -> float:
-    """How long ``call()`` took, in ms."""
-    start = time.perf_counter_ns()
-    call()
-    return (time.perf_counter_ns() - start) / 1e6
-
-
 def rounds(subjects: dict[str, Callable[[int], Any]], reps: int) -> dict[str, dict[str, float]]:
-    """Every subject once per round, in rotating order, after two untimed warm-up rounds; the
-    garbage collector runs between rounds only."""
-    names = list(subjects)
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    gc.disable()
-    try:
-        for rep in range(reps + 2):
-            shift = rep % len(names)
-            for name in names[shift:] + names[:shift]:
-                elapsed = timed(lambda name=name, rep=rep: subjects[name](rep))
-                if rep >= 2:
-                    samples[name].append(elapsed)
-            gc.collect()
-    finally:
-        gc.enable()
-    return {
-        name: {
-            "median_ms": round(statistics.median(values), 4),
-            "p90_ms": round(sorted(values)[int(0.9 * (len(values) - 1))], 4),
-            "mean_ms": round(statistics.fmean(values), 4),
+    """Each subject's median, p90 and mean ms over ``reps`` interleaved rounds, the garbage
+    collected between rounds."""
+    steps = {name: sync_step(call) for name, call in subjects.items()}
+    stats = {}
+    for name, samples in asyncio.run(interleave(steps, reps, collect=True)).items():
+        ms = sorted(ns / 1e6 for ns in samples)
+        stats[name] = {
+            "median_ms": round(statistics.median(ms), 4),
+            "p90_ms": round(ms[int(0.9 * (len(ms) - 1))], 4),
+            "mean_ms": round(statistics.fmean(ms), 4),
         }
-        for name, values in samples.items()
-    }
+    return stats
 
 
 def medians(timing: dict[str, dict[str, float]]) -> str:
@@ -193,18 +179,17 @@ def libraries(n: int, reps: int, work: Path) -> dict[str, Any]:
     )
     timing["load SQLite blobs into numpy"] = rounds({"load": load}, max(3, reps // 5))["load"]
     conn.close()
-    say(f"libraries n={n}: {medians(timing)}")
+    progress(f"libraries n={n}: {medians(timing)}")
     return {"n": n, "dims": DIMS, "top_k": 10, "subjects": timing}
 
 
 def search(n: int, reps: int, work: Path, embedder: HashedWords) -> list[dict[str, Any]]:
-    index = {"dims": DIMS, "embed": embedder, "fields": ["text"]}
+    index: Any = {"dims": DIMS, "embed": embedder, "fields": ["text"]}
     ops = items(n)
-    mnemosyne = MnemosyneStore(work / f"mnemosyne-{n}", index=index)  # type: ignore[arg-type]
-    memory = InMemoryStore(index=index)  # type: ignore[arg-type]
+    mnemosyne = MnemosyneStore(work / f"mnemosyne-{n}", index=index)
+    memory = InMemoryStore(index=index)
     sqlite_store = SqliteStore(
-        sqlite_connection(work / f"sqlite-{n}.db"),
-        index={**index, "text_fields": ["text"]},  # type: ignore[typeddict-unknown-key]
+        sqlite_connection(work / f"sqlite-{n}.db"), index={**index, "text_fields": ["text"]}
     )
     sqlite_store.setup()
     stores: dict[str, BaseStore] = {
@@ -216,7 +201,7 @@ def search(n: int, reps: int, work: Path, embedder: HashedWords) -> list[dict[st
         started = time.perf_counter()
         for start in range(0, n, 1000):
             store.batch(ops[start : start + 1000])
-        say(f"filled {name} with {n} items in {time.perf_counter() - started:.1f} s")
+        progress(f"filled {name} with {n} items in {time.perf_counter() - started:.1f} s")
     found = []
     for label, kwargs in (("query", {}), ("query + filter", {"filter": {"kind": "preference"}})):
 
@@ -242,7 +227,7 @@ def search(n: int, reps: int, work: Path, embedder: HashedWords) -> list[dict[st
                 ),
             }
         )
-        say(f"search n={n} {label}: {medians(timing)}")
+        progress(f"search n={n} {label}: {medians(timing)}")
     mnemosyne.close()
     sqlite_store.conn.close()
     return found
@@ -250,7 +235,7 @@ def search(n: int, reps: int, work: Path, embedder: HashedWords) -> list[dict[st
 
 def rebuild(n: int, work: Path) -> dict[str, Any]:
     embedder = HashedWords()
-    index = {"dims": DIMS, "embed": embedder, "fields": ["text"]}
+    index: Any = {"dims": DIMS, "embed": embedder, "fields": ["text"]}
     path = work / f"mnemosyne-{n}"
     texts = [op.value["text"] for op in items(n) if op.value is not None]
     started = time.perf_counter()
@@ -261,9 +246,9 @@ def rebuild(n: int, work: Path) -> dict[str, Any]:
         """Seconds of the first search of a new store object."""
         if not indexed:
             with MnemosyneStore(path) as plain:
-                return timed(lambda: plain.search(("users",), limit=10)) / 1000
-        with MnemosyneStore(path, index=index) as store:  # type: ignore[arg-type]
-            return timed(lambda: store.search(("users",), query=QUERIES[0])) / 1000
+                return clock_sync(lambda: plain.search(("users",), limit=10)) / 1e9
+        with MnemosyneStore(path, index=index) as store:
+            return clock_sync(lambda: store.search(("users",), query=QUERIES[0])) / 1e9
 
     first_search(indexed=True)
     conn = sqlite3.connect(path / FOLDER / FILE)
@@ -290,30 +275,8 @@ def rebuild(n: int, work: Path) -> dict[str, Any]:
             "(first_plain_search); index_rebuild and index_load are what the index adds to it"
         ),
     }
-    say(f"rebuild n={n}: {result}")
+    progress(f"rebuild n={n}: {result}")
     return result
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "cpu_count": os.cpu_count(),
-        "load_average": list(os.getloadavg()),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "packages": versions(
-            (
-                "mnem-agents",
-                "mnem-langgraph",
-                "langgraph",
-                "langgraph-checkpoint",
-                "langgraph-checkpoint-sqlite",
-                "numpy",
-                "sqlite-vec",
-            )
-        ),
-        "commit": git("rev-parse", "HEAD"),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
 
 
 def main() -> None:
@@ -322,24 +285,30 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="langgraph-index-", dir=args.workdir))
     embedder = HashedWords()  # one for every size, as its word cache fills
+    machine = {
+        "cpu_count": os.cpu_count(),
+        "load_average": list(os.getloadavg()),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "packages": versions(PACKAGES),
+        "commit": git("rev-parse", "HEAD"),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     try:
         result = {
             "smoke": args.smoke,
             "embedder": f"hashed words, {DIMS} dims (deterministic, no model)",
-            "machine": machine(),
+            "machine": machine,
             "workloads": {
                 "libraries": [libraries(n, reps, work) for n in sizes],
                 "search": [row for n in sizes for row in search(n, reps, work, embedder)],
                 "rebuild": rebuild(sizes[-1], work),
             },
         }
-        result["machine"]["load_average_after"] = list(os.getloadavg())
+        machine["load_average_after"] = list(os.getloadavg())
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / "langgraph_index.json"
-    target.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    say(f"wrote {target}")
+    progress(f"wrote {write_json(args.out / 'langgraph_index.json', result, indent=2)}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import random
 import shutil
@@ -52,6 +51,7 @@ from harness import (
     num,
     progress,
     ratio,
+    ratios,
     summaries,
     times,
 )
@@ -63,8 +63,6 @@ from mnem_adapter_kit.handles import LINGER
 from mnem_autogen import MnemosyneMemory, codec
 from mnem_autogen.memory import default_store_path
 from mnem_langgraph import MnemosyneStore
-
-report = functools.partial(progress, "bench_layout")
 
 ADD_LIMIT = 1.3
 IDLE_S = LINGER + 0.2  # untimed pause before each add of the idle lone memory: it reopens
@@ -114,9 +112,6 @@ def per_op(probe: Probe, label: str, ops: int) -> dict[str, dict[str, float]]:
     return found
 
 
-# --- AutoGen -------------------------------------------------------------------------------
-
-
 def write_items(memories: int, items: int, engines: dict[int, mnem.Store]) -> None:
     """One item per commit, memory after memory, as ``MnemosyneMemory.add`` commits it."""
     last = time.monotonic()
@@ -127,7 +122,7 @@ def write_items(memories: int, items: int, engines: dict[int, mnem.Store]) -> No
             engines[m].commit(describe("add", [node]), author="mnem-autogen")
             if time.monotonic() - last > 10:
                 done = (seq - 1) * memories + m + 1
-                report(f"autogen: {done:,}/{items * memories:,} commits written")
+                progress(f"autogen: {done:,}/{items * memories:,} commits written")
                 last = time.monotonic()
 
 
@@ -143,12 +138,12 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     default_root, shared, lone_root = scratch.fresh(), scratch.fresh(), scratch.fresh()
     idle_root = scratch.fresh()
     started = time.monotonic()
-    report(f"autogen: default layout, {plan.memories} stores of {plan.items} single-item commits")
+    progress(f"autogen: default layout, {plan.memories} stores of {plan.items} single-item commits")
     build_default(default_root, plan.memories, plan.items)
     build_default(lone_root, 1, plan.items)
     shutil.copytree(lone_root, idle_root, dirs_exist_ok=True)
     default_s = round(time.monotonic() - started, 1)
-    report(f"autogen: one shared store, {plan.memories * plan.items:,} single-item commits")
+    progress(f"autogen: one shared store, {plan.memories * plan.items:,} single-item commits")
     started = time.monotonic()
     write_items(plan.memories, plan.items, dict.fromkeys(range(plan.memories), mnem.init(shared)))
     shared_s = round(time.monotonic() - started, 1)
@@ -209,7 +204,7 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             {name: step(name, offset) for name in names},
             rounds,
             warmup=warmup,
-            report=lambda line, phase=phase: report(f"autogen adds, phase {phase + 1}: {line}"),
+            label=f"autogen adds, phase {phase + 1}",
         )
         phase_s.append((time.monotonic() - started) / (warmup + rounds + (phase == 0)))
     adds = {name: len(found) + 2 for name, found in samples.items()}
@@ -237,18 +232,13 @@ async def bench_autogen(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         },
         "engine_per_add": {name: per_op(probe, name, adds[name]) for name in subjects},
         "ratios": {
-            "default/lone": ratio(stats["default"], stats["lone"]),
-            "default_idle/lone_idle": ratio(stats["default_idle"], stats["lone_idle"]),
-            "shared/lone": ratio(stats["shared"], stats["lone"]),
+            **ratios(stats, "default/lone", "default_idle/lone_idle", "shared/lone"),
             "default/shared disk": round(built["default"]["bytes"] / built["shared"]["bytes"], 4),
             "default/shared allocated": round(
                 built["default"]["allocated"] / built["shared"]["allocated"], 4
             ),
         },
     }
-
-
-# --- LangGraph -----------------------------------------------------------------------------
 
 
 def namespace(n: int) -> tuple[str, str]:
@@ -270,9 +260,9 @@ async def bench_langgraph(scratch: Scratch, plan: Plan) -> dict[str, Any]:
                 for ns in range(spread[name]):
                     store.batch([PutOp(namespace(ns), f"m{i}", value(i)) for i in range(k)])
 
-        return scratch.copy(scratch.template(f"lg-{name}", made))
+        return scratch.fresh(scratch.template(f"lg-{name}", made))
 
-    report(f"langgraph: {n} namespaces x {k} items, sharded and unsharded; a lone {k}-item store")
+    progress(f"langgraph: {n} namespaces x {k} items, sharded and unsharded; a lone {k}-item store")
     paths = {name: build(name) for name in spread}
     stores = {name: MnemosyneStore(paths[name], shard_depth=depth[name]) for name in spread}
     for name, store in stores.items():
@@ -300,12 +290,12 @@ async def bench_langgraph(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     samples = await interleave(
         {name: step(name) for name in ("sharded", "lone")},
         plan.rounds * 2,
-        report=lambda line: report(f"langgraph puts, sharded: {line}"),
+        label="langgraph puts, sharded",
     )
     beside = await interleave(
         {name: step(name) for name in ("unsharded", "lone")},
         plan.rounds,
-        report=lambda line: report(f"langgraph puts, unsharded: {line}"),
+        label="langgraph puts, unsharded",
     )
     samples["unsharded"] = beside["unsharded"]
     for store in stores.values():
@@ -338,9 +328,6 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     }
 
 
-# --- what the figures say ------------------------------------------------------------------
-
-
 def engine_line(engine: dict[str, dict[str, float]]) -> str:
     """The three engine methods that took longest per operation."""
     heavy = sorted(engine.items(), key=lambda kv: -kv[1]["ms"])[:3]
@@ -352,22 +339,19 @@ def summarize(workloads: dict[str, Any]) -> Summary:
     ag, lg = workloads["autogen"], workloads["langgraph"]
     scale = f"{ag['memories']} memories x {ag['items']} items"
     stats, lstats, disk = ag["subjects"], lg["subjects"], ag["disk"]
-    engine, ratios = ag["engine_per_add"], ag["ratios"]
+    engine, ag_ratios = ag["engine_per_add"], ag["ratios"]
     idle = f"left idle {IDLE_S * 1000:g} ms before each add"
     opens = engine["default_idle"]["(handle open)"]
     found.targets += [
         Target(
             f"AutoGen median add, default layout, {scale} ≤ {ADD_LIMIT:g}x a lone "
             f"{ag['items']}-item memory",
-            ratios["default/lone"],
+            ag_ratios["default/lone"],
             ADD_LIMIT,
-            "x",
             f"each memory used again after {ag['reuse_s']['default']:g} s; handle opens per "
             f"add {num(engine['default']['(handle open)']['calls'])}; shared store: "
-            f"{times(ratios['shared/lone'])}",
-            ""
-            if ratios["default/lone"] <= ADD_LIMIT
-            else f"An add in the default layout costs {ms(stats['default']['median_ms'])} against "
+            f"{times(ag_ratios['shared/lone'])}",
+            f"An add in the default layout costs {ms(stats['default']['median_ms'])} against "
             f"{ms(stats['lone']['median_ms'])} for the lone memory. Per add, default layout: "
             f"{engine_line(engine['default'])} (handle opens "
             f"{num(engine['default']['(handle open)']['calls'])}); lone: "
@@ -376,26 +360,20 @@ def summarize(workloads: dict[str, Any]) -> Summary:
         Target(
             f"AutoGen median add, default layout, each memory idle past the kit's {LINGER:g} s "
             f"linger ≤ {ADD_LIMIT:g}x a lone memory {idle}",
-            ratios["default_idle/lone_idle"],
+            ag_ratios["default_idle/lone_idle"],
             ADD_LIMIT,
-            "x",
             f"{ms(stats['default_idle']['median_ms'])} against "
             f"{ms(stats['lone_idle']['median_ms'])}; handle opens per add "
             f"{num(opens['calls'])} ({ms(opens['ms'])})",
-            ""
-            if ratios["default_idle/lone_idle"] <= ADD_LIMIT
-            else f"Per add, default layout: {engine_line(engine['default_idle'])}; lone: "
+            f"Per add, default layout: {engine_line(engine['default_idle'])}; lone: "
             f"{engine_line(engine['lone_idle'])}.",
         ),
         Target(
             f"AutoGen bytes on disk, default layout ≤ {DISK_LIMIT:g}x one shared store, {scale}",
-            ratios["default/shared disk"],
+            ag_ratios["default/shared disk"],
             DISK_LIMIT,
-            "x",
             f"{mib(disk['default']['bytes'])} MiB against {mib(disk['shared']['bytes'])} MiB",
-            ""
-            if ratios["default/shared disk"] <= DISK_LIMIT
-            else f"The lone {ag['items']}-item store alone is {mib(disk['lone']['bytes'])} MiB: "
+            f"The lone {ag['items']}-item store alone is {mib(disk['lone']['bytes'])} MiB: "
             "an engine store file does not start small, and the default layout has one per "
             "memory.",
         ),
@@ -404,11 +382,8 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             f"{lg['items']} items ≤ {PUT_LIMIT:g}x a put into a {lg['items']}-item store",
             lg["ratios"]["sharded/lone"],
             PUT_LIMIT,
-            "x",
             f"unsharded: {times(lg['ratios']['unsharded/lone'])}",
-            ""
-            if lg["ratios"]["sharded/lone"] <= PUT_LIMIT
-            else f"A sharded put costs {ms(lstats['sharded']['median_ms'])} against "
+            f"A sharded put costs {ms(lstats['sharded']['median_ms'])} against "
             f"{ms(lstats['lone']['median_ms'])}. Per put, sharded: "
             f"{engine_line(lg['engine_per_put']['sharded'])} "
             f"({num(lg['engine_per_put']['sharded']['(handle open)']['calls'])} handle opens); "
@@ -439,8 +414,9 @@ def summarize(workloads: dict[str, Any]) -> Summary:
             f"{ag['reuse_s']['default']:g} s) against a lone memory read untimed just before "
             f"(`lone`); sparse (`default, idle`, used again after "
             f"{ag['reuse_s']['default_idle']:g} s) against a lone memory {idle} "
-            "(`lone, idle`); the shared store on its own (median / p99 ms); MiB: file sizes (allocated blocks in brackets) after the build; "
-            "growth: file growth per timed add (in redb's growth steps).",
+            "(`lone, idle`); the shared store on its own (median / p99 ms); MiB: file sizes "
+            "(allocated blocks in brackets) after the build; growth: file growth per timed add "
+            "(in redb's growth steps).",
             stats,
             {
                 "layout": lambda name: name.replace("_", ", "),

@@ -11,7 +11,6 @@ identical store in this process.
 
 from __future__ import annotations
 
-import functools
 import random
 import sys
 from dataclasses import dataclass
@@ -30,14 +29,12 @@ from harness import (
     interleave,
     median_line,
     progress,
-    ratio,
     ratio_table,
+    ratios,
     summaries,
     sync_step,
 )
 from mcp import Client, StdioServerParameters
-
-report = functools.partial(progress, "bench_mcp")
 
 
 @dataclass(frozen=True)
@@ -57,7 +54,7 @@ def node(i: int) -> str:
 async def bench_size(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     nodes = [(node(i), f"the user prefers green tea, note {i}") for i in range(n)]
     template = scratch.template(f"mcp-{n}", lambda path: fill(path, nodes))
-    served, raw_path = scratch.copy(template), scratch.copy(template)
+    served, raw_path = scratch.fresh(template), scratch.fresh(template)
     raw = mnem.open(raw_path)
     keys = random.Random(n).choices(range(n), k=plan.reps + 2)
     server = StdioServerParameters(
@@ -75,24 +72,17 @@ async def bench_size(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
                 lambda i: mnem.agents.remember(raw, node(keys[i]), f"revised {i}", author="bench")
             ),
         }
-        samples = await interleave(steps, plan.reps, report=lambda line: report(f"n={n}: {line}"))
+        samples = await interleave(steps, plan.reps, label=f"n={n}")
     scratch.discard(served, raw_path)
     stats = summaries(samples)
-    return {
-        "n": n,
-        "subjects": stats,
-        "ratios": {
-            "remember/raw_commit": ratio(stats["remember"], stats["raw_commit"]),
-            "remember/floor": ratio(stats["remember"], stats["floor"]),
-            "recall/floor": ratio(stats["recall"], stats["floor"]),
-        },
-    }
+    pairs = ("remember/raw_commit", "remember/floor", "recall/floor")
+    return {"n": n, "subjects": stats, "ratios": ratios(stats, *pairs)}
 
 
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     rows = []
     for n in plan.sizes:
-        report(f"remember/recall over stdio: n={n}")
+        progress(f"remember/recall over stdio: n={n}")
         rows.append(await bench_size(scratch, plan, n))
     return {"round_trips": rows}
 

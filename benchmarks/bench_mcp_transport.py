@@ -19,7 +19,6 @@ Prints the results as JSON and, unless ``--smoke``, writes them to
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import mnem
-from harness import RESULTS, progress
+from harness import RESULTS, call_tool, clock, parser, progress, write_json
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -65,23 +64,14 @@ FULL = Plan(nodes=1_000, commits=3_000, reps=30, slow_reps=1, starts=5, writes=6
 SMOKE = Plan(nodes=50, commits=120, reps=3, slow_reps=1, starts=1, writes=5)
 
 
-def stats(seconds: list[float]) -> dict[str, float]:
-    ms = sorted(1000 * s for s in seconds)
+def stats(samples_ns: list[int]) -> dict[str, float]:
+    ms = sorted(ns / 1e6 for ns in samples_ns)
     return {
         "n": len(ms),
         "p50_ms": round(statistics.median(ms), 2),
         "p95_ms": round(ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))], 2),
         "max_ms": round(ms[-1], 2),
     }
-
-
-async def timed(action: Callable[[], Awaitable[Any]]) -> float:
-    started = time.perf_counter()
-    await action()
-    return time.perf_counter() - started
-
-
-# --- stores and servers --------------------------------------------------------------------
 
 
 def node_store(path: Path, nodes: int) -> Path:
@@ -106,9 +96,9 @@ def stdio(store: Path, **options: Any) -> Client:
 
 
 @asynccontextmanager
-async def http_server(store: Path) -> AsyncIterator[tuple[str, float]]:
-    """An HTTP server on a free loopback port: its URL and when it was spawned."""
-    spawned = time.perf_counter()
+async def http_server(store: Path) -> AsyncIterator[tuple[str, int]]:
+    """An HTTP server on a free loopback port: its URL and when it was spawned (ns)."""
+    spawned = time.perf_counter_ns()
     server = subprocess.Popen(  # noqa: ASYNC220 - started once, read from a thread below
         [*SERVE, "--store", str(store), "--transport", "http", "--port", "0"],
         stderr=subprocess.PIPE,
@@ -132,28 +122,23 @@ def http_client(url: str) -> Client:
     return Client(streamable_http_client(url, http_client=http))
 
 
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    if result.is_error or result.structured_content is None:
-        raise RuntimeError(f"{tool} failed: {result.content}")
-    return result.structured_content
-
-
-# --- measurements ----------------------------------------------------------------------------
+def tool_action(client: Client, name: str, **arguments: Any) -> Action:
+    """An action that calls the tool ``name`` with ``arguments``."""
+    return lambda i: call_tool(client, name, **arguments)
 
 
 async def startup(plan: Plan, scratch: Path, template: Path) -> dict[str, Any]:
     """Spawn to initialized session, stdio and HTTP, on the 1,000-node store."""
-    found: dict[str, list[float]] = {"stdio": [], "http": []}
+    found: dict[str, list[int]] = {"stdio": [], "http": []}
     for i in range(plan.starts):
         store = copy(template, scratch / f"start-stdio-{i}")
-        started = time.perf_counter()
+        started = time.perf_counter_ns()
         async with stdio(store) as client:
-            found["stdio"].append(time.perf_counter() - started)
+            found["stdio"].append(time.perf_counter_ns() - started)
             await client.list_tools()
         store = copy(template, scratch / f"start-http-{i}")
         async with http_server(store) as (url, spawned), http_client(url) as client:
-            found["http"].append(time.perf_counter() - spawned)
+            found["http"].append(time.perf_counter_ns() - spawned)
             await client.list_tools()
     return {name: stats(values) for name, values in found.items()}
 
@@ -163,26 +148,21 @@ async def latencies(reps: int, calls: dict[str, Action]) -> dict[str, Any]:
     measured = {}
     for name, action in calls.items():
         await action(-1)
-        seconds = []
-        for i in range(reps):
-            started = time.perf_counter()
-            await action(i)
-            seconds.append(time.perf_counter() - started)
-        measured[name] = stats(seconds)
+        measured[name] = stats([await clock(action(i)) for i in range(reps)])
     return measured
 
 
 async def tools_at_nodes(plan: Plan, template: Path, scratch: Path) -> dict[str, Any]:
     async with stdio(copy(template, scratch / "tools-nodes")) as client:
-        head = (await call(client, "whats_new"))["head"]
-        calls: dict[str, Action] = {
-            "remember": lambda i: call(client, "remember", node_id="bench/x", content=i),
-            "recall one node": lambda i: call(client, "recall", node_id="user/fact-000007"),
-            "recall a page (100)": lambda i: call(client, "recall"),
-            "search (20 matches)": lambda i: call(client, "search", query="note 99"),
-            "history (20)": lambda i: call(client, "history"),
-            "why": lambda i: call(client, "why", node_id="user/fact-000007"),
-            "whats_new since the first write here": lambda i: call(client, "whats_new", since=head),
+        head = (await call_tool(client, "whats_new")).structured_content["head"]
+        calls = {
+            "remember": lambda i: call_tool(client, "remember", node_id="bench/x", content=i),
+            "recall one node": tool_action(client, "recall", node_id="user/fact-000007"),
+            "recall a page (100)": tool_action(client, "recall"),
+            "search (20 matches)": tool_action(client, "search", query="note 99"),
+            "history (20)": tool_action(client, "history"),
+            "why": tool_action(client, "why", node_id="user/fact-000007"),
+            "whats_new since the first write here": tool_action(client, "whats_new", since=head),
             "list_tools (no store)": lambda i: client.list_tools(cache_mode="bypass"),
         }
         return await latencies(plan.reps, calls)
@@ -194,23 +174,25 @@ async def tools_at_commits(plan: Plan, template: Path, scratch: Path) -> dict[st
         "when_did": ("when_did", {"node_id": "anchor", "condition": "present"}),
         "why": ("why", {"node_id": "anchor"}),
     }
-    cold: dict[str, list[float]] = {name: [] for name in walks}
+    cold: dict[str, list[int]] = {name: [] for name in walks}
     for i in range(plan.slow_reps):
         for name, (tool, args) in walks.items():
             async with stdio(copy(template, scratch / f"cold-{name}-{i}")) as client:
                 await client.list_tools()
-                cold[name].append(await timed(lambda t=tool, a=args: call(client, t, **a)))
+                cold[name].append(await clock(call_tool(client, tool, **args)))
     async with stdio(copy(template, scratch / "warm")) as client:
-        calls: dict[str, Action] = {
-            "history (20)": lambda i: call(client, "history"),
-            "history(node_id) warm": lambda i: call(client, "history", node_id="anchor"),
-            "when_did warm": lambda i: call(
-                client, "when_did", node_id="anchor", condition="present"
-            ),
-            "why warm": lambda i: call(client, "why", node_id="anchor"),
-            "recall one node": lambda i: call(client, "recall", node_id="n7"),
-        }
-        warm = await latencies(plan.reps, calls)
+        warm = await latencies(
+            plan.reps,
+            {
+                "history (20)": tool_action(client, "history"),
+                "history(node_id) warm": tool_action(client, "history", node_id="anchor"),
+                "when_did warm": tool_action(
+                    client, "when_did", node_id="anchor", condition="present"
+                ),
+                "why warm": tool_action(client, "why", node_id="anchor"),
+                "recall one node": tool_action(client, "recall", node_id="n7"),
+            },
+        )
     return {"cold (new process)": {k: stats(v) for k, v in cold.items()}, "warm": warm}
 
 
@@ -221,17 +203,17 @@ async def no_store_delay(plan: Plan, template: Path, scratch: Path) -> dict[str,
         ("history", {"node_id": "anchor"}),
         ("when_did", {"node_id": "anchor", "condition": "equals", "value": "first"}),
     ):
-        delays: list[float] = []
+        delays: list[int] = []
         async with stdio(copy(template, scratch / f"delay-{tool}"), mode="legacy") as client:
             await client.list_tools()
             walk = asyncio.create_task(client.call_tool(tool, arguments))
             await asyncio.sleep(0.3)
             deadline = time.perf_counter() + (8 if plan is FULL else 1)
             while not delays or (time.perf_counter() < deadline and not walk.done()):
-                delays.append(await timed(lambda: client.list_tools(cache_mode="bypass")))
+                delays.append(await clock(client.list_tools(cache_mode="bypass")))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    delays.append(await timed(client.send_ping))
+                    delays.append(await clock(client.send_ping()))
                 await asyncio.sleep(0.02)
             walk.cancel()
             with suppress(asyncio.CancelledError):
@@ -245,7 +227,7 @@ async def throughput(plan: Plan, template: Path, scratch: Path) -> dict[str, Any
 
     async def writes(client: Client, name: str) -> None:
         for i in range(plan.writes):
-            await call(client, "remember", node_id=f"{name}/{i:04d}", content={"i": i})
+            await call_tool(client, "remember", node_id=f"{name}/{i:04d}", content={"i": i})
 
     found = {}
     for label in ("stdio, a server per client", "http, one server"):
@@ -272,33 +254,28 @@ async def throughput(plan: Plan, template: Path, scratch: Path) -> dict[str, Any
 
 
 async def run(plan: Plan, scratch: Path) -> dict[str, Any]:
-    def say(message: str) -> None:
-        progress("bench_mcp_transport", message)
-
-    say(f"building a {plan.nodes}-node store and a {plan.commits}-commit store")
+    progress(f"building a {plan.nodes}-node store and a {plan.commits}-commit store")
     nodes = node_store(scratch / "template-nodes", plan.nodes)
     commits = long_history(scratch / "template-commits", plan.commits, author="bench")
-    say("startup")
+    progress("startup")
     results: dict[str, Any] = {"startup": await startup(plan, scratch, nodes)}
-    say("tools at nodes")
+    progress("tools at nodes")
     results[f"tools at {plan.nodes} nodes (stdio)"] = await tools_at_nodes(plan, nodes, scratch)
-    say("tools at commits")
+    progress("tools at commits")
     results[f"tools at {plan.commits} commits (stdio)"] = await tools_at_commits(
         plan, commits, scratch
     )
-    say("no-store delay")
+    progress("no-store delay")
     key = "no_store_delay (tools/list and ping, stdio)"
     results[key] = await no_store_delay(plan, commits, scratch)
-    say("throughput")
+    progress("throughput")
     results["throughput, two clients"] = await throughput(plan, nodes, scratch)
     return results
 
 
 def main() -> None:
-    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    cli.add_argument("--smoke", action="store_true", help="tiny sizes, to check the script")
-    cli.add_argument("--out", type=Path, default=RESULTS / "mcp_transport.json")
-    args = cli.parse_args()
+    out = RESULTS / "mcp_transport.json"
+    args = parser(__doc__.splitlines()[0], out, workdir=False).parse_args()
     plan = SMOKE if args.smoke else FULL
     with tempfile.TemporaryDirectory(prefix="bench-mcp-transport-") as folder:
         results = asyncio.run(run(plan, Path(folder)))
@@ -312,12 +289,9 @@ def main() -> None:
         },
         "results": results,
     }
-    text = json.dumps(record, indent=2)
-    print(text)
+    print(json.dumps(record, indent=2))
     if not args.smoke:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-        progress("bench_mcp_transport", f"wrote {args.out}")
+        progress(f"wrote {write_json(args.out, record, indent=2)}")
 
 
 if __name__ == "__main__":

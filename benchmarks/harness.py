@@ -57,20 +57,24 @@ Step = Callable[[int], Awaitable[int]]
 # --- command line, machine and output ----------------------------------------------------
 
 
-def parser(description: str) -> argparse.ArgumentParser:
+def parser(description: str, out: Path = RESULTS, workdir: bool = True) -> argparse.ArgumentParser:
+    """``--smoke``, ``--out`` (default ``out``) and, with ``workdir``, ``--workdir``."""
     args = argparse.ArgumentParser(description=description)
     args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
-    args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON result goes")
-    args.add_argument(
-        "--workdir",
-        type=Path,
-        default=BENCH_DIR / ".work",
-        help="on-disk directory for the stores under test (emptied after the run)",
-    )
+    args.add_argument("--out", type=Path, default=out, help="where the JSON result goes")
+    if workdir:
+        args.add_argument(
+            "--workdir",
+            type=Path,
+            default=BENCH_DIR / ".work",
+            help="on-disk directory for the stores under test (emptied after the run)",
+        )
     return args
 
 
-def progress(script: str, message: str) -> None:
+def progress(message: str) -> None:
+    """A line on stderr, with the time and the name of the running script."""
+    script = Path(sys.argv[0]).stem
     print(f"[{time.strftime('%H:%M:%S')} {script}] {message}", file=sys.stderr, flush=True)
 
 
@@ -139,11 +143,10 @@ class LoadSampler:
         }
 
 
-def write_result(out: Path, name: str, result: dict[str, Any]) -> Path:
-    """``out/name.json``, sorted keys so diffs between runs stay small."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{name}.json"
-    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+def write_json(path: Path, result: dict[str, Any], **options: Any) -> Path:
+    """``result`` as JSON at ``path`` (``options`` go to :func:`json.dumps`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, **options) + "\n", encoding="utf-8")
     return path
 
 
@@ -185,6 +188,12 @@ def ratio(
     return round(subject[key] / reference[key], 3)
 
 
+def ratios(stats: Mapping[str, Mapping[str, float]], *pairs: str) -> dict[str, float]:
+    """Each ``"subject/reference"`` of ``pairs``: the ratio of their medians."""
+    split = [(pair, *pair.split("/")) for pair in pairs]
+    return {pair: ratio(stats[subject], stats[reference]) for pair, subject, reference in split}
+
+
 # --- what a script reports (rendered by report.py) ------------------------------------------
 
 
@@ -195,9 +204,9 @@ class Target:
     label: str
     measured: float | None
     limit: float
-    unit: str  # "x" for a ratio, "ms" for a duration
     where: str
-    why: str = ""
+    why: str = ""  # shown when the target is not met
+    unit: str = "x"  # "x" for a ratio, "ms" for a duration
     higher_is_better: bool = False
 
     @property
@@ -318,6 +327,11 @@ def profile_line(rows: list[dict[str, Any]], count: int = 4) -> str:
     )
 
 
+def worst(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The row with the highest ratio ``key``."""
+    return max(rows, key=lambda row: row["ratios"][key])
+
+
 def median_line(rows: list[dict[str, Any]], x: str, subject: str) -> list[tuple[float, float]]:
     """A chart line: each row's ``x`` against the median ms of ``subject``."""
     return [(row[x], row["subjects"][subject]["median_ms"]) for row in rows]
@@ -354,14 +368,16 @@ async def interleave(
     *,
     warmup: int = 2,
     limits: Mapping[str, int] | None = None,
-    report: Callable[[str], None] | None = None,
+    label: str | None = None,
+    collect: bool = False,
 ) -> dict[str, list[int]]:
     """Run every subject once per round, rotating the order; each subject's timed samples.
 
     Interleaving puts the reference and the subject under the same machine noise.
     ``limits`` caps the timed rounds of slow subjects (they still run in the first
     rounds, beside the others). The garbage collector is off while timing, as in
-    :mod:`timeit`. ``report`` receives a progress line about every five seconds.
+    :mod:`timeit` (with ``collect``, it runs between rounds). With a ``label``, a progress
+    line about every five seconds.
     """
     names = list(steps)
     caps = {name: (limits or {}).get(name, rounds) for name in names}
@@ -379,12 +395,28 @@ async def interleave(
                 took = await steps[name](call)
                 if timed >= 0:
                     samples[name].append(took)
-            if report is not None and time.monotonic() - last_report > 5:
-                report(f"round {timed + 1}/{rounds}")
+            if collect:
+                gc.collect()
+            if label is not None and time.monotonic() - last_report > 5:
+                progress(f"{label}: round {timed + 1}/{rounds}")
                 last_report = time.monotonic()
     finally:
         gc.enable()
     return samples
+
+
+async def profile(
+    calls: int, op: Callable[[], Awaitable[Any]], before: Callable[[], Awaitable[Any]] | None = None
+) -> list[dict[str, Any]]:
+    """cProfile ``op`` (not ``before``, which runs untimed ahead of each call)."""
+    found = cProfile.Profile()
+    for _ in range(calls):
+        if before is not None:
+            await before()
+        found.enable()
+        await op()
+        found.disable()
+    return top_functions(found, calls)
 
 
 def top_functions(profile: cProfile.Profile, calls: int, limit: int = 8) -> list[dict[str, Any]]:
@@ -436,9 +468,6 @@ class Scratch:
         else:
             shutil.copytree(template, target)
         return target
-
-    def copy(self, template: Path) -> Path:
-        return self.fresh(template)
 
     def discard(self, *paths: Path) -> None:
         """Delete stores no longer needed (big ones fill the disk otherwise)."""
@@ -522,5 +551,5 @@ def execute(
     result["elapsed_s"] = round(time.monotonic() - started, 1)
     result["machine"]["load_average_after"] = load_average()
     result["machine"]["load_during"] = during
-    path = write_result(args.out, name, result)
-    progress(f"bench_{name}", f"done in {result['elapsed_s']} s: {path}")
+    path = write_json(args.out / f"{name}.json", result, indent=1, sort_keys=True)
+    progress(f"done in {result['elapsed_s']} s: {path}")

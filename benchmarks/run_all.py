@@ -20,12 +20,12 @@ def main() -> None:
     started = time.monotonic()
     flags = ["--out", str(args.out), "--workdir", str(args.workdir)] + ["--smoke"] * args.smoke
     for name in SCRIPTS:
-        progress("run_all", f"bench_{name}.py ...")
+        progress(f"bench_{name}.py ...")
         subprocess.run([sys.executable, str(BENCH_DIR / f"bench_{name}.py"), *flags], check=True)
     subprocess.run(
         [sys.executable, str(BENCH_DIR / "report.py"), "--results", str(args.out)], check=True
     )
-    progress("run_all", f"all benchmarks done in {time.monotonic() - started:.0f} s")
+    progress(f"all benchmarks done in {time.monotonic() - started:.0f} s")
 
 
 if __name__ == "__main__":
