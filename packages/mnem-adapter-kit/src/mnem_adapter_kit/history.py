@@ -305,11 +305,14 @@ def primed(engine: mnem.Store, records: Sequence[CommitRecord]) -> Walk[None]:
         line = lines.get(entry.id)
         if line is not None and line.parent != _first(entry.parents):
             line = None
-        kinds = None if line is None else line.kinds(before.get)
-        if kinds is None:
+        told = None if line is None else line.kinds(before.get)
+        kinds: Mapping[str, str]
+        if told is None:
             kinds = yield from changes_of(engine, entry.id)
-        elif _changes.get(entry.id) is None:
-            _changes.put(entry.id, cast(Mapping[str, ChangeKind], kinds))
+        else:
+            kinds = told
+            if _changes.get(entry.id) is None:
+                _changes.put(entry.id, cast(Mapping[str, ChangeKind], told))
         if line is None:
             for node_id, kind in kinds.items():
                 if kind == "removed":
