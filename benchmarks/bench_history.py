@@ -2,7 +2,8 @@
 
     uv run python benchmarks/bench_history.py [--smoke]    # writes results/history.json
 
-One store per adapter, in its own format: 100 nodes written by the first commit, then one
+One store per adapter, in its own format and through the kit's writes (so with the kit's
+change record, as the adapters leave it): 100 nodes written by the first commit, then one
 of 99 rewritten per commit (never the anchor, so asking about it walks the whole chain).
 Each adapter runs in a process of its own. *Cold*: an operation's first call on a fresh
 adapter object with the history caches emptied; *warm*: the same call repeated. While the
@@ -44,6 +45,8 @@ from harness import (
     summary,
 )
 
+from mnem_adapter_kit import write
+
 NODES = 100
 WARM_LIMIT_MS = {"why": 50.0, "history": 50.0, "when_did": 200.0}
 HOLD_LIMIT_MS = 60.0
@@ -76,6 +79,14 @@ FULL = Plan(commits=3_000, warm_reps=10)
 SMOKE = Plan(commits=40, warm_reps=3)
 
 
+def commit(engine: mnem.Store, author: str, message: str, nodes: dict[str, Any]) -> None:
+    """One commit as the adapters make it: through the kit's ``write``, which records it."""
+    with write(engine, author=author) as tx:
+        for node_id, content in nodes.items():
+            tx.add(node_id, content)
+        tx.message = message
+
+
 def build_autogen(path: Path, commits: int) -> None:
     """Items 1..100 of memory ``NAME`` in the first commit, then one item rewritten per commit."""
     from mnem_autogen import codec
@@ -85,27 +96,23 @@ def build_autogen(path: Path, commits: int) -> None:
 
     path.mkdir(parents=True)
     engine = mnem.init(path)
-    for seq in range(1, NODES + 1):
-        engine.add(own_id(seq), text(0))
-    engine.commit("add 100 items", author="mnem-autogen")
+    commit(
+        engine, "mnem-autogen", "add 100 items", {own_id(s): text(0) for s in range(1, NODES + 1)}
+    )
     for rev in range(1, commits):
         node = own_id(2 + rev % (NODES - 1))
-        engine.add(node, text(rev))
-        engine.commit(f"add {node}", author="mnem-autogen")
+        commit(engine, "mnem-autogen", f"add {node}", {node: text(rev)})
 
 
 def build_mcp(path: Path, commits: int) -> None:
     """Plain nodes as ``remember`` writes them: ``anchor`` and 99 others, then one per commit."""
     path.mkdir(parents=True)
     engine = mnem.init(path)
-    engine.add("anchor", "first")
-    for i in range(1, NODES):
-        engine.add(f"n{i}", {"rev": 0})
-    engine.commit("remember 100 nodes", author="mnem-mcp")
+    first = {"anchor": "first", **{f"n{i}": {"rev": 0} for i in range(1, NODES)}}
+    commit(engine, "mnem-mcp", "remember 100 nodes", first)
     for rev in range(1, commits):
         node = f"n{1 + rev % (NODES - 1)}"
-        engine.add(node, {"rev": rev})
-        engine.commit(f"remember {node}", author="mnem-mcp")
+        commit(engine, "mnem-mcp", f"remember {node}", {node: {"rev": rev}})
 
 
 def build_langgraph(path: Path, commits: int) -> None:

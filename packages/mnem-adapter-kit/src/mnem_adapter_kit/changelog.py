@@ -21,14 +21,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import mnem
 
 from .locations import STORE_DIR
 
 RECORD_NAME = "adapter-changes"
+LINES_PER_STEP = 256
 UNKNOWN = ""
 """The fingerprint of a node whose value is not known (a real fingerprint is never empty)."""
 _PROVENANCE = ("agent_step", "observation", "tool_call", "source", "note")
@@ -116,13 +118,23 @@ def append(
 
 def read(root: str | os.PathLike[str]) -> dict[str, Line]:
     """Every line recorded for the store at ``root``, by commit id (torn lines skipped)."""
+    reading = read_in_steps(root)
+    while True:
+        try:
+            next(reading)
+        except StopIteration as done:
+            return cast(dict[str, Line], done.value)
+
+
+def read_in_steps(root: str | os.PathLike[str]) -> Generator[None, None, dict[str, Line]]:
+    """:func:`read`, pausing every :data:`LINES_PER_STEP` lines (a walk step for the kit)."""
     try:
         with open(path_of(root), "rb") as record:
             raw = record.read()
     except OSError:
         return {}
     found: dict[str, Line] = {}
-    for text in raw.splitlines():
+    for number, text in enumerate(raw.splitlines(), 1):
         with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
             line = json.loads(text)
             found[line["commit"]] = Line(
@@ -130,6 +142,8 @@ def read(root: str | os.PathLike[str]) -> dict[str, Line]:
                 tuple(_node(entry) for entry in line["set"]),
                 tuple(line["removed"]),
             )
+        if number % LINES_PER_STEP == 0:
+            yield
     return found
 
 

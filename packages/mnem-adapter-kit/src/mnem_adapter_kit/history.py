@@ -128,7 +128,7 @@ _chains: Lru[str, tuple[CommitRecord, ...]] = Lru(50_000, len)
 _states: Lru[str, dict[str, mnem.MemoryNode]] = Lru(200_000, lambda s: 1 + len(s))
 _node_changes: Lru[str, tuple[mnem.NodeChange, ...]] = Lru(200_000, lambda c: 1 + len(c))
 _origins: Lru[tuple[str, str], mnem.Blame] = Lru(100_000)
-_primed: Lru[str, bool] = Lru(10_000)
+_primed: Lru[tuple[str, bool], bool] = Lru(10_000)
 _cached_reads = itertools.count(1)
 
 
@@ -240,15 +240,19 @@ def node_changes_along(
     engine: mnem.Store,
     records: Sequence[CommitRecord],
     progress: Callable[[int, int], None] | None = None,
+    *,
+    lines: Mapping[str, changelog.Line] | None = None,
 ) -> Walk[list[tuple[mnem.NodeChange, ...]]]:
     """:func:`node_changes_of` for each of ``records`` (a stretch of a chain, newest first).
 
     Replays the kit's change record (:mod:`.changelog`) forward from the state
     before the oldest record, so a commit the kit wrote costs no engine read;
     any other commit is read from the engine as :func:`node_changes_of` does.
-    ``progress(done, total)`` is called every :data:`PAUSE_EVERY` commits.
+    ``progress(done, total)`` is called every :data:`PAUSE_EVERY` commits; ``lines``
+    saves reading the record again.
     """
-    lines = changelog.read(engine.root)
+    if lines is None:
+        lines = yield from changelog.read_in_steps(engine.root)
     current: dict[str, mnem.MemoryNode] = {}
     if records and records[-1].parents:
         yield
@@ -283,23 +287,39 @@ def _first(parents: Sequence[str]) -> str | None:
     return parents[0] if parents else None
 
 
-def primed(engine: mnem.Store, records: Sequence[CommitRecord]) -> Walk[None]:
-    """Fill the change cache for ``records`` (HEAD's whole chain, newest first) in one pass.
+def primed(
+    engine: mnem.Store, records: Sequence[CommitRecord], *, sides: bool = False
+) -> Walk[None]:
+    """Fill the change caches for ``records`` (HEAD's whole chain, newest first) in one pass.
 
     Done only when more than :data:`PRIME_AFTER` of them are uncached and the kit's
-    change record covers nine in ten: the record's lines give each commit's change
-    kinds without the engine, and the few commits they do not cover (another
-    tool's, a merge) are read from the engine, as a per-commit walk would.
+    change record covers nine in ten: its lines give each commit's change kinds
+    (with ``sides``, the nodes on both sides too, as :func:`node_changes_along`)
+    without the engine, and the few commits they do not cover (another tool's, a
+    merge) are read from the engine, as a per-commit walk would.
     """
-    if not records or _primed.get(records[0].id):
+    key = (records[0].id if records else "", sides)
+    if not records or _primed.get(key):
         return
-    if sum(_changes.get(entry.id) is None for entry in records) <= PRIME_AFTER:
-        _primed.put(records[0].id, True)
-        return
-    lines = changelog.read(engine.root)
-    if sum(entry.id not in lines for entry in records) * 10 > len(records):
-        _primed.put(records[0].id, True)
-        return
+    if sum(_changes.get(entry.id) is None for entry in records) > PRIME_AFTER:
+        lines = yield from changelog.read_in_steps(engine.root)
+        if sum(entry.id not in lines for entry in records) * 10 <= len(records):
+            if sides:
+                yield from node_changes_along(engine, records, lines=lines)
+            else:
+                yield from _kinds_along(engine, records, lines)
+    _primed.put(key, True)
+
+
+def _kinds_along(
+    engine: mnem.Store, records: Sequence[CommitRecord], lines: Mapping[str, changelog.Line]
+) -> Walk[None]:
+    """Cache the change kinds of ``records`` (a whole chain, newest first) from ``lines``.
+
+    Kinds need only each node's canonical JSON before the commit; a commit
+    without a line is asked of the engine and leaves its nodes' values unknown,
+    so a line that sets such a node is asked of the engine too.
+    """
     before: dict[str, str] = {}
     for done, entry in enumerate(reversed(records), 1):
         line = lines.get(entry.id)
@@ -325,7 +345,6 @@ def primed(engine: mnem.Store, records: Sequence[CommitRecord]) -> Walk[None]:
                 before.pop(node_id, None)
         if done % PAUSE_EVERY == 0:
             yield
-    _primed.put(records[0].id, True)
 
 
 def changes_along(

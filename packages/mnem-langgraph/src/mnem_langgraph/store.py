@@ -515,6 +515,7 @@ def _item_commits(engine: mnem.Store, limit: int | None) -> kit_history.Walk[lis
     """HEAD's commits that changed items, newest first, each change checked on both sides."""
     found: list[StoreCommit] = []
     records = yield from kit_history.chain_of(engine)
+    yield from kit_history.primed(engine, records, sides=True)
     for record in records:
         if limit is not None and len(found) >= limit:
             break
