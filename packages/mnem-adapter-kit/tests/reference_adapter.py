@@ -11,15 +11,8 @@ from typing import Any
 
 import mnem
 
-from mnem_adapter_kit import (
-    InvalidInputError,
-    Scope,
-    ScopeMirror,
-    Transaction,
-    attach,
-    history,
-    write,
-)
+from mnem_adapter_kit import Mirror, Scope, Write, history, open_store
+from mnem_adapter_kit.errors import InvalidInputError
 from mnem_adapter_kit.testing.harness import AdapterHarness
 
 
@@ -32,12 +25,13 @@ class ReferenceList:
 
     def __init__(self, store: str | os.PathLike[str], name: str, **options: Any) -> None:
         self.scope = self.scope_for(name)
-        self.client = attach(
+        self.client = open_store(
             store,
             create=options.get("create", True),
+            author="reference",
             busy_timeout=options.get("busy_timeout", 10.0),
         )
-        self.mirror: ScopeMirror[mnem.MemoryNode] = ScopeMirror(self.scope.owns, _as_is)
+        self.mirror: Mirror[mnem.MemoryNode] = Mirror(self.scope.owns, _as_is)
 
     def scope_for(self, name: str) -> Scope:
         return Scope.of(name, family="ref")
@@ -54,12 +48,12 @@ class ReferenceList:
         in_range = [self.scope.sequence_of(k) or 0 for k in state]
         return max([mark.content if mark else 0, *seqs, *in_range])
 
-    def stage_values(self, tx: Transaction, values: list[str]) -> None:
+    def stage_values(self, tx: Write, values: list[str]) -> None:
         start = self.high_water(self.mirror.values) + 1
         for offset, value in enumerate(values):
             tx.add(self.scope.sequence_item_id(start + offset), {"ref": value})
 
-    def stage_clear(self, tx: Transaction) -> None:
+    def stage_clear(self, tx: Write) -> None:
         live = [k for _, k, _ in self.items(self.mirror.values)]
         if live:
             tx.add(self.scope.sequence_id, self.high_water(self.mirror.values))
@@ -76,10 +70,7 @@ class ReferenceList:
         self.commit(self.stage_clear)
 
     def commit(self, stage: Any) -> None:
-        with (
-            self.client.session() as engine,
-            write(engine, author="reference", mirror=self.mirror) as tx,
-        ):
+        with self.client.write(self.mirror) as tx:
             stage(tx)
             tx.message = "reference write"
 
@@ -153,7 +144,7 @@ class SharesIdsAcrossScopes(ReferenceList):
 
 
 class ResetsTheCounterOnClear(ReferenceList):
-    def stage_clear(self, tx: Transaction) -> None:
+    def stage_clear(self, tx: Write) -> None:
         for _, node_id, _ in self.items(self.mirror.values):
             tx.remove(node_id)
 
@@ -170,7 +161,7 @@ class CommitsEachItemOfABatch(ReferenceList):
 class ReadsForeignNodes(ReferenceList):
     def __init__(self, store: str | os.PathLike[str], name: str, **options: Any) -> None:
         super().__init__(store, name, **options)
-        self.mirror = ScopeMirror(lambda node_id: True, _as_is)
+        self.mirror = Mirror(lambda node_id: True, _as_is)
 
     def items(self, state: dict[str, mnem.MemoryNode]) -> list[tuple[int, str, str]]:
         own = super().items(state)
@@ -204,7 +195,7 @@ class PicksIdsOutsideItsTurn(ReferenceList):
                 raise InvalidInputError("values are str")
         with self.client.session() as engine:
             start = self.high_water(self.mirror.sync(engine)) + 1
-        with self.client.session() as engine, write(engine, author="reference") as tx:
+        with self.client.write() as tx:
             for offset, value in enumerate(values):
                 tx.add(self.scope.sequence_item_id(start + offset), {"ref": value})
 
@@ -222,7 +213,7 @@ class AnswersWhyWithHead(ReferenceList):
 
 
 class ClearsOnlyTheFirstItem(ReferenceList):
-    def stage_clear(self, tx: Transaction) -> None:
+    def stage_clear(self, tx: Write) -> None:
         live = [k for _, k, _ in self.items(self.mirror.values)]
         if live:
             tx.add(self.scope.sequence_id, self.high_water(self.mirror.values))

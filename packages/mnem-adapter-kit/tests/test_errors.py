@@ -9,7 +9,8 @@ from pathlib import Path
 import mnem
 import pytest
 
-from mnem_adapter_kit import (
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.errors import (
     ERROR_CLASSES,
     ERROR_CODES,
     BusyError,
@@ -22,11 +23,9 @@ from mnem_adapter_kit import (
     NotFoundError,
     StoreError,
     StoreIoError,
-    attach,
+    from_os_error,
     translate,
-    write,
 )
-from mnem_adapter_kit.errors import from_os_error
 from mnem_adapter_kit.testing.stores import (
     garble,
     lock_held_elsewhere,
@@ -61,7 +60,7 @@ def test_every_code_names_its_exception_class() -> None:
 
 
 def test_a_missing_store_is_no_store_when_creating_is_not_allowed(tmp_path: Path) -> None:
-    client = attach(tmp_path / "absent", create=False)
+    client = open_store(tmp_path / "absent", create=False, author="t")
     with pytest.raises(NoStoreError) as caught, client.session():
         pass
     assert caught.value.code == "no_store"
@@ -74,7 +73,7 @@ def test_a_garbled_database_is_corrupt_store_and_is_left_as_it_was(tmp_path: Pat
     write_foreign(tmp_path, {"a": 1})
     garble(tmp_path)
     before = (tmp_path / ".mnem" / "store.redb").read_bytes()
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     with pytest.raises(CorruptStoreError) as caught, client.session():
         pass
     assert caught.value.code == "corrupt_store"
@@ -87,7 +86,7 @@ def test_a_truncated_database_is_corrupt_store_not_a_crash(tmp_path: Path) -> No
     write_foreign(tmp_path, {"a": 1})
     database = tmp_path / ".mnem" / "store.redb"
     os.truncate(database, database.stat().st_size // 2)
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     with pytest.raises(CorruptStoreError), client.session():
         pass
     client.close()
@@ -96,7 +95,7 @@ def test_a_truncated_database_is_corrupt_store_not_a_crash(tmp_path: Path) -> No
 def test_a_store_missing_its_head_file_is_corrupt_store(tmp_path: Path) -> None:
     write_foreign(tmp_path, {"a": 1})
     (tmp_path / ".mnem" / "HEAD").unlink()
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     with pytest.raises(CorruptStoreError, match="HEAD"), client.session():
         pass
     client.close()
@@ -105,7 +104,7 @@ def test_a_store_missing_its_head_file_is_corrupt_store(tmp_path: Path) -> None:
 def test_a_head_naming_a_missing_commit_object_is_not_found(tmp_path: Path) -> None:
     write_foreign(tmp_path, {"a": 1})
     (tmp_path / ".mnem" / "HEAD").write_text("f" * 64 + "\n")
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     with pytest.raises(NotFoundError) as caught, client.session() as lease:
         lease.working_memory()
     assert caught.value.code == "not_found"
@@ -114,7 +113,7 @@ def test_a_head_naming_a_missing_commit_object_is_not_found(tmp_path: Path) -> N
 
 
 def test_an_unknown_commit_is_invalid_ref(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     with pytest.raises(InvalidRefError) as caught, client.session() as lease:
         lease.state_at("0" * 64)
     assert caught.value.code == "invalid_ref"
@@ -124,7 +123,7 @@ def test_an_unknown_commit_is_invalid_ref(tmp_path: Path) -> None:
 def test_a_store_path_that_is_a_file_is_store_io(tmp_path: Path) -> None:
     target = tmp_path / "a-file"
     target.write_text("not a store")
-    client = attach(target)
+    client = open_store(target, author="t")
     with pytest.raises(StoreIoError) as caught, client.session():
         pass
     assert caught.value.code == "store_io"
@@ -133,7 +132,7 @@ def test_a_store_path_that_is_a_file_is_store_io(tmp_path: Path) -> None:
 
 def test_a_store_locked_by_another_process_is_busy_after_the_bounded_wait(tmp_path: Path) -> None:
     write_foreign(tmp_path, {"a": 1})
-    client = attach(tmp_path, busy_timeout=0.3)
+    client = open_store(tmp_path, busy_timeout=0.3, author="t")
     with lock_held_elsewhere(tmp_path), pytest.raises(BusyError) as caught, client.session():
         pass
     assert caught.value.code == "busy"
@@ -144,12 +143,8 @@ def test_a_store_locked_by_another_process_is_busy_after_the_bounded_wait(tmp_pa
 
 def test_staging_left_by_another_tool_is_a_conflict_for_a_write(tmp_path: Path) -> None:
     stage_foreign(tmp_path, "cli-note", "half done")
-    client = attach(tmp_path)
-    with (
-        pytest.raises(ConflictError) as caught,
-        client.session() as engine,
-        write(engine, author="t") as tx,
-    ):
+    client = open_store(tmp_path, author="t")
+    with pytest.raises(ConflictError) as caught, client.write() as tx:
         tx.add("x:0000000001", "v")
     assert caught.value.code == "conflict"
     assert "cli-note" in str(caught.value)
@@ -157,7 +152,7 @@ def test_staging_left_by_another_tool_is_a_conflict_for_a_write(tmp_path: Path) 
 
 
 def test_use_after_close_is_a_taxonomy_error_not_attribute_error(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     client.close()
     client.close()
     with pytest.raises(ClosedError) as caught, client.session():
@@ -196,5 +191,5 @@ def test_a_store_file_missing_or_replaced_by_a_directory_is_damage(number: int) 
 def test_a_store_path_that_is_not_utf8_is_refused_before_anything_is_made(tmp_path: Path) -> None:
     path = tmp_path / os.fsdecode(b"\xff")
     with pytest.raises(InvalidInputError, match="not valid UTF-8"):
-        attach(path)
+        open_store(path, author="t")
     assert not path.exists()

@@ -14,11 +14,14 @@ from pathlib import Path
 import mnem
 import pytest
 
-from mnem_adapter_kit import BusyError, ClosedError, InvalidRefError, attach, write
-from mnem_adapter_kit.handles import LINGER, SLICE, is_held
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.errors import BusyError, ClosedError, InvalidRefError
 from mnem_adapter_kit.testing.stores import (
+    LINGER,
+    SLICE,
     commit_count,
     committed_ids,
+    is_held,
     lock_held_elsewhere,
     write_foreign,
 )
@@ -26,7 +29,7 @@ from mnem_adapter_kit.testing.stores import (
 
 def add(client: object, node_id: str, content: object) -> None:
     assert hasattr(client, "session")
-    with client.session() as engine, write(engine, author="t") as tx:
+    with client.write() as tx:
         tx.add(node_id, content)
 
 
@@ -38,7 +41,7 @@ def wait_until_released(path: Path, within: float = 2.0) -> None:
 
 
 def test_two_clients_on_one_path_read_and_write_at_the_same_time(tmp_path: Path) -> None:
-    first, second = attach(tmp_path), attach(tmp_path)
+    first, second = open_store(tmp_path, author="t"), open_store(tmp_path, author="t")
     add(first, "a:0000000001", "one")
     add(second, "b:0000000001", "two")
     with second.session() as engine:
@@ -50,7 +53,7 @@ def test_two_clients_on_one_path_read_and_write_at_the_same_time(tmp_path: Path)
 
 
 def test_threads_sharing_a_store_each_get_exactly_their_own_commit(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
 
     def writer(n: int) -> None:
         for i in range(10):
@@ -66,8 +69,8 @@ def test_threads_sharing_a_store_each_get_exactly_their_own_commit(tmp_path: Pat
 
 
 def test_waiting_behind_work_in_this_process_never_times_out(tmp_path: Path) -> None:
-    slow = attach(tmp_path)
-    hurried = attach(tmp_path, busy_timeout=0.01)
+    slow = open_store(tmp_path, author="t")
+    hurried = open_store(tmp_path, busy_timeout=0.01, author="t")
     entered = threading.Event()
 
     def hold() -> None:
@@ -99,7 +102,7 @@ def test_waiting_behind_work_in_this_process_never_times_out(tmp_path: Path) -> 
 
 
 def test_threads_and_tasks_are_served_first_come_first_served(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     served: list[str] = []
     release = threading.Event()
 
@@ -147,7 +150,10 @@ def test_a_store_another_process_holds_is_busy_after_the_callers_own_timeout(
     tmp_path: Path,
 ) -> None:
     write_foreign(tmp_path, {"a": 1})
-    patient, impatient = attach(tmp_path, busy_timeout=5), attach(tmp_path, busy_timeout=0.2)
+    patient, impatient = (
+        open_store(tmp_path, busy_timeout=5, author="t"),
+        open_store(tmp_path, busy_timeout=0.2, author="t"),
+    )
     with lock_held_elsewhere(tmp_path):
         started = time.monotonic()
         with pytest.raises(BusyError, match="another process") as caught, impatient.session():
@@ -162,7 +168,10 @@ def test_a_store_another_process_holds_is_busy_after_the_callers_own_timeout(
 
 def test_each_claim_uses_its_own_create_setting(tmp_path: Path) -> None:
     store = tmp_path / "new"
-    refusing, creating = attach(store, create=False), attach(store, create=True)
+    refusing, creating = (
+        open_store(store, create=False, author="t"),
+        open_store(store, create=True, author="t"),
+    )
     with pytest.raises(Exception, match="no_store"), refusing.session():
         pass
     add(creating, "a", 1)
@@ -173,7 +182,7 @@ def test_each_claim_uses_its_own_create_setting(tmp_path: Path) -> None:
 
 
 def test_the_handle_is_released_when_idle_so_another_process_can_write(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     add(client, "a:0000000001", 1)
     assert is_held(tmp_path)
     wait_until_released(tmp_path, within=LINGER * 20)
@@ -184,7 +193,7 @@ def test_the_handle_is_released_when_idle_so_another_process_can_write(tmp_path:
 
 
 def test_closing_the_last_client_releases_the_lock_at_once(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     with client.session() as engine:
         engine.head_commit()
     assert is_held(tmp_path)
@@ -199,7 +208,7 @@ def test_a_claim_whose_owner_is_collected_releases_the_store(tmp_path: Path) -> 
         pass
 
     owner = Owner()
-    client = attach(tmp_path, owner=owner)
+    client = open_store(tmp_path, owner=owner, author="t")
     with client.session() as engine:
         engine.head_commit()
     assert is_held(tmp_path)
@@ -211,7 +220,7 @@ def test_a_claim_whose_owner_is_collected_releases_the_store(tmp_path: Path) -> 
 def test_an_engine_reference_or_error_kept_after_its_operation_holds_no_store(
     tmp_path: Path,
 ) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     add(client, "a", 1)
     with client.session() as engine:
         kept = engine
@@ -230,7 +239,7 @@ def test_an_engine_reference_or_error_kept_after_its_operation_holds_no_store(
 def test_an_operation_inside_another_on_the_same_store_is_refused_not_hung(
     tmp_path: Path,
 ) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     with client.session(), pytest.raises(RuntimeError, match="inside another"), client.session():
         pass
     client.close()
@@ -239,7 +248,7 @@ def test_an_operation_inside_another_on_the_same_store_is_refused_not_hung(
 async def test_a_blocking_call_behind_a_task_of_the_same_loop_is_refused_not_hung(
     tmp_path: Path,
 ) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     inside = asyncio.Event()
     leave = asyncio.Event()
 
@@ -263,7 +272,7 @@ async def test_a_blocking_call_behind_a_task_of_the_same_loop_is_refused_not_hun
 
 
 async def test_every_async_call_yields_to_the_event_loop(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     add(client, "a", 1)
     ticks = 0
 
@@ -286,7 +295,7 @@ async def test_every_async_call_yields_to_the_event_loop(tmp_path: Path) -> None
 
 async def test_waiting_for_a_locked_store_does_not_block_the_event_loop(tmp_path: Path) -> None:
     write_foreign(tmp_path, {"a": 1})
-    client = attach(tmp_path, busy_timeout=5)
+    client = open_store(tmp_path, busy_timeout=5, author="t")
     ticks = 0
 
     async def ticker() -> None:
@@ -312,7 +321,7 @@ async def test_waiting_for_a_locked_store_does_not_block_the_event_loop(tmp_path
 
 
 async def test_a_long_walk_lets_other_tasks_in_and_stops_when_cancelled(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     add(client, "a", 1)
     steps = 0
 
@@ -340,7 +349,7 @@ async def test_a_long_walk_lets_other_tasks_in_and_stops_when_cancelled(tmp_path
 
 
 def test_a_sync_walk_pauses_for_waiting_threads(tmp_path: Path) -> None:
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     add(client, "a", 1)
     done = threading.Event()
 
@@ -370,9 +379,9 @@ def test_processes_racing_to_create_one_store_all_open_it(tmp_path: Path) -> Non
     store = tmp_path / "fresh"
     script = (
         "import sys\n"
-        "from mnem_adapter_kit import attach, write\n"
-        "client = attach(sys.argv[1])\n"
-        "with client.session() as engine, write(engine, author='t') as tx:\n"
+        "from mnem_adapter_kit import open_store\n"
+        "client = open_store(sys.argv[1], author='t')\n"
+        "with client.write() as tx:\n"
         "    tx.add(sys.argv[2], 1)\n"
     )
     racers = [
@@ -386,7 +395,7 @@ def test_processes_racing_to_create_one_store_all_open_it(tmp_path: Path) -> Non
 def test_a_path_inside_another_stores_tree_gets_a_store_of_its_own(tmp_path: Path) -> None:
     write_foreign(tmp_path, {"parent-node": 1})
     nested = tmp_path / "projects" / "agent"
-    client = attach(nested)
+    client = open_store(nested, author="t")
     add(client, "child-node", 2)
     client.close()
     assert (nested / ".mnem").is_dir()

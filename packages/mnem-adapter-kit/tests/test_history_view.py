@@ -17,9 +17,15 @@ from typing import Any
 import mnem
 import pytest
 
-from mnem_adapter_kit import InvalidRefError, attach
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.errors import InvalidRefError
 from mnem_adapter_kit.testing.stores import commits, write_foreign
-from mnem_adapter_kit.view import Reading, cli, page, readers, text, timeline
+from mnem_adapter_kit.view import Reading
+from mnem_adapter_kit.view import _cli as cli
+from mnem_adapter_kit.view import _page as page
+from mnem_adapter_kit.view import _readers as readers
+from mnem_adapter_kit.view import _text as text
+from mnem_adapter_kit.view import _timeline as timeline
 
 
 def raw_store(path: Path) -> list[str]:
@@ -32,7 +38,7 @@ def raw_store(path: Path) -> list[str]:
 
 
 def remove(path: Path, node_id: str) -> str:
-    client = attach(path)
+    client = open_store(path, author="t")
     try:
         with client.session() as engine:
             engine.rm(node_id)
@@ -142,7 +148,7 @@ def test_the_page_template_fills_every_marker_once_and_leaves_data_markers_alone
 
 def test_resolve_steps_back_along_first_parents(tmp_path: Path) -> None:
     made = raw_store(tmp_path)
-    client = attach(tmp_path, create=False)
+    client = open_store(tmp_path, create=False, author="t")
     try:
         with client.session() as engine:
             assert timeline.resolve(engine, "HEAD") == made[2]
@@ -182,7 +188,7 @@ def test_log_show_and_diff_of_foreign_nodes(tmp_path: Path) -> None:
 
 def test_the_page_names_the_commit_a_merged_value_came_from(tmp_path: Path) -> None:
     base = write_foreign(tmp_path, {"@other:a:1": "base"})
-    client = attach(tmp_path)
+    client = open_store(tmp_path, author="t")
     try:
         with client.session() as engine:
             engine.new_branch("side")

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnem_adapter_kit import InvalidInputError, Scope
-from mnem_adapter_kit.ids import escape, parse, unescape
+from mnem_adapter_kit import Scope
+from mnem_adapter_kit._ids import escape, parse, unescape
+from mnem_adapter_kit.errors import InvalidInputError
 
 texts = st.text(
     alphabet=st.characters(blacklist_categories=["Cs"]) | st.sampled_from(":%@_/\\ \x00"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import mnem
 
-from mnem_adapter_kit import Scope, ScopeMirror, attach, write
+from mnem_adapter_kit import Mirror, Scope, open_store
 from mnem_adapter_kit.testing.stores import stage_foreign, write_foreign
 
 
@@ -19,8 +19,8 @@ def test_the_mirror_follows_every_way_head_can_move(tmp_path: Path) -> None:
         decoded[node.id] += 1
         return node.content
 
-    mirror = ScopeMirror(scope.owns, decode)
-    client = attach(tmp_path)
+    mirror = Mirror(scope.owns, decode)
+    client = open_store(tmp_path, author="t")
 
     def check() -> None:
         with client.session() as engine:
@@ -37,7 +37,7 @@ def test_the_mirror_follows_every_way_head_can_move(tmp_path: Path) -> None:
     check()
     write_foreign(tmp_path, {"mine:0000000002": "b", "other:0000000009": "z"})
     check()
-    with client.session() as engine, write(engine, author="t", mirror=mirror) as tx:
+    with client.write(mirror) as tx:
         tx.remove("mine:0000000001")
     check()
     with client.session() as engine:

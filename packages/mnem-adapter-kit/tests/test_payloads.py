@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnem_adapter_kit import InvalidInputError, from_json_text, to_json_text
-from mnem_adapter_kit.payloads import MAX_NESTING, nests_deeper_than_allowed
+from mnem_adapter_kit import MAX_NESTING, from_json_text, to_json_text
+from mnem_adapter_kit.errors import InvalidInputError
 
 json_values = st.recursive(
     st.none()
@@ -74,6 +74,10 @@ def test_a_value_that_contains_itself_is_refused() -> None:
 def test_depth_of_stored_text_ignores_brackets_inside_strings() -> None:
     brackets = "[{" * 200 + '\\"'
     at_limit = to_json_text(nested(MAX_NESTING, brackets), "v")
-    assert not nests_deeper_than_allowed(at_limit)
-    assert nests_deeper_than_allowed("[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1))
-    assert nests_deeper_than_allowed('{"a":' * 5000 + "{}" + "}" * 5000)
+    assert from_json_text(at_limit) == nested(MAX_NESTING, brackets)
+    for too_deep in (
+        "[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1),
+        '{"a":' * 5000 + "{}" + "}" * 5000,
+    ):
+        with pytest.raises(InvalidInputError, match="nests deeper"):
+            from_json_text(too_deep)

@@ -1,64 +1,36 @@
-"""Shared core of the Mnemosyne adapter family: errors, ids, handles, writes, mirrors, history.
+"""Shared core of the Mnemosyne adapter family: one door per store, ids, values, mirrors.
 
 Internal to the adapters (``mnem-autogen``, ``mnem-langgraph``, ``mnem-mcp``); their
-users never need to import it. The conformance test kit is
-:mod:`mnem_adapter_kit.testing`, installed with the ``testing`` extra.
+users never need to import it. What an adapter may use is ``__all__`` here and in
+the public modules :mod:`.errors` (the taxonomy), :mod:`.history` (history reads),
+:mod:`.view` (readers for ``mnem-history``) and :mod:`.testing` (the conformance
+kit, installed with the ``testing`` extra). Every other module is private.
 """
 
-from .errors import (
-    ERROR_CLASSES,
-    ERROR_CODES,
-    BusyError,
-    ClosedError,
-    ConflictError,
-    CorruptStoreError,
-    ErrorCode,
-    InvalidInputError,
-    InvalidRefError,
-    NoStoreError,
-    NotFoundError,
-    StoreError,
-    StoreIoError,
-    translate,
-)
-from .handles import DEFAULT_BUSY_TIMEOUT, StoreClient, attach
-from .history import CommitRecord, describe, from_ms
-from .ids import Scope
-from .locations import default_store_path, store_root
-from .mirror import ScopeMirror
-from .payloads import from_json_text, to_json_text
-from .writes import Transaction, write
+from ._commit import Committed, Write, describe
+from ._ids import Scope
+from ._mirror import Mirror
+from ._paths import default_store_path, store_dir_name, store_root
+from ._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
+from ._values import MAX_NESTING, check_text, from_json_text, to_json_text
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
-    "ERROR_CLASSES",
-    "ERROR_CODES",
-    "BusyError",
-    "ClosedError",
-    "CommitRecord",
-    "ConflictError",
-    "CorruptStoreError",
-    "ErrorCode",
-    "InvalidInputError",
-    "InvalidRefError",
-    "NoStoreError",
-    "NotFoundError",
+    "MAX_NESTING",
+    "Committed",
+    "Mirror",
     "Scope",
-    "ScopeMirror",
-    "StoreClient",
-    "StoreError",
-    "StoreIoError",
-    "Transaction",
+    "Store",
+    "Write",
     "__version__",
-    "attach",
+    "check_text",
     "default_store_path",
     "describe",
     "from_json_text",
-    "from_ms",
+    "open_store",
+    "store_dir_name",
     "store_root",
     "to_json_text",
-    "translate",
-    "write",
 ]

@@ -4,6 +4,8 @@ Store failures are :class:`StoreError` subclasses, each carrying one of seven
 lowercase ``code`` strings and, when the engine raised it, the original ``mnem``
 exception as ``__cause__``. Bad caller input is :class:`InvalidInputError`, a
 ``ValueError`` raised before the store is touched.
+
+Public: the names in ``__all__`` are the taxonomy adapters raise and re-export.
 """
 
 from __future__ import annotations
@@ -25,6 +27,23 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     "store_io",
     "busy",
 )
+
+__all__ = [
+    "ERROR_CLASSES",
+    "ERROR_CODES",
+    "BusyError",
+    "ClosedError",
+    "ConflictError",
+    "CorruptStoreError",
+    "ErrorCode",
+    "InvalidInputError",
+    "InvalidRefError",
+    "NoStoreError",
+    "NotFoundError",
+    "StoreError",
+    "StoreIoError",
+    "translate",
+]
 
 _LOCK_HELD_MARKER = "Database already open"
 

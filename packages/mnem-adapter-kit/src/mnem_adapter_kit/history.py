@@ -1,5 +1,8 @@
 """A store's history, once for every adapter: commits, their order, what each changed, origins.
 
+Public: the adapters build ``why``, ``history``, ``when_did`` and reads at a commit
+from the names in ``__all__``.
+
 Order is the current branch's first-parent chain, newest first: the parent
 links settle commits made within one millisecond, which the engine's
 time-sorted full log does not.
@@ -8,11 +11,11 @@ Everything derived from immutable engine objects (a commit's record, what it
 changed, its state, an item's origin as of a commit) is cached per process,
 keyed by commit id, so a repeated history call reads the engine only for
 commits it has not seen. Whole stretches of history are read by replaying the
-kit's change record (:func:`node_changes_along`, :mod:`.changelog`), which
+kit's change record (:func:`node_changes_along`, :mod:`._record`), which
 needs the engine only for commits the record does not cover. The long reads
 (:func:`commits_changing`, :func:`origin`, :func:`first_where`,
 :func:`since_when`, :func:`node_changes_along`) are walks for
-:meth:`~mnem_adapter_kit.handles.StoreClient.walk`: they ``yield`` before each
+:meth:`~mnem_adapter_kit.Store.walk`: they ``yield`` before each
 uncached engine call, where the store may pass to another caller and a
 cancelled task stops.
 """
@@ -29,8 +32,26 @@ from typing import Generic, Literal, TypeVar, cast
 
 import mnem
 
-from . import changelog
+from . import _record as changelog
 from .errors import InvalidRefError
+
+__all__ = [
+    "ChangeKind",
+    "CommitRecord",
+    "Lru",
+    "Walk",
+    "branch_of",
+    "chain",
+    "changes",
+    "commits_changing",
+    "first_where",
+    "from_ms",
+    "node_commits",
+    "origin",
+    "record",
+    "since_when",
+    "state",
+]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -38,8 +59,6 @@ V = TypeVar("V")
 ChangeKind = Literal["added", "modified", "removed"]
 Walk = Generator[None, None, V]
 
-MESSAGE_NAMES = 5
-"""How many names a generated commit message lists before "and N more"."""
 PAUSE_EVERY = 256
 """A walk over commits it has all cached still pauses this often, to keep each hold short."""
 PRIME_AFTER = 32
@@ -47,19 +66,12 @@ PRIME_AFTER = 32
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_BRANCH_HEAD = "ref: "
 
 
 def from_ms(ms: int) -> datetime:
     """A timezone-aware UTC datetime from engine milliseconds, without float rounding."""
     return _EPOCH + timedelta(milliseconds=ms)
-
-
-def describe(verb: str | None, names: Sequence[str]) -> str:
-    """A commit message such as ``"add a, b, c, d, e and 3 more"`` (no verb if ``None``)."""
-    shown = ", ".join(names[:MESSAGE_NAMES])
-    hidden = len(names) - MESSAGE_NAMES
-    lead = "" if verb is None else f"{verb} "
-    return lead + shown + (f" and {hidden} more" if hidden > 0 else "")
 
 
 @dataclass(frozen=True)
@@ -184,6 +196,12 @@ def chain_of(engine: mnem.Store) -> Walk[tuple[CommitRecord, ...]]:
         yield
         batch = engine.log(first_parent=True)
     return _chains.put(head, tuple(CommitRecord.of(c) for c in batch))
+
+
+def branch_of(engine: mnem.Store) -> str | None:
+    """The branch HEAD is on, or ``None`` when HEAD is detached."""
+    head = engine.head()
+    return head[len(_BRANCH_HEAD) :] if head.startswith(_BRANCH_HEAD) else None
 
 
 def finish(walk: Walk[V]) -> V:
@@ -385,6 +403,23 @@ def commits_changing(
             return found, True
         found.append((entry, own))
     return found, False
+
+
+def node_commits(
+    engine: mnem.Store, owns: Callable[[str], bool]
+) -> Walk[list[tuple[CommitRecord, tuple[mnem.NodeChange, ...]]]]:
+    """HEAD's commits that changed nodes ``owns`` accepts, newest first, with those changes
+    on both sides (before and after), in id order."""
+    records = yield from chain_of(engine)
+    yield from primed(engine, records, sides=True)
+    found: list[tuple[CommitRecord, tuple[mnem.NodeChange, ...]]] = []
+    for entry in records:
+        known = yield from changes_of(engine, entry.id)
+        if not any(map(owns, known)):
+            continue
+        sides = yield from node_changes_of(engine, entry)
+        found.append((entry, tuple(side for side in sides if owns(side.id))))
+    return found
 
 
 def origin(engine: mnem.Store, node_id: str, at: str | None = None) -> Walk[mnem.Blame]:

@@ -12,6 +12,8 @@ import os
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+__all__ = ["AdapterHarness"]
+
 
 class AdapterHarness(ABC):
     """Drives one adapter for the contract. Values are short strings; scopes are names."""

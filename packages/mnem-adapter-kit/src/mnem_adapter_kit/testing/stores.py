@@ -1,7 +1,8 @@
 """Store-level helpers for adapter tests: inspect, damage and lock real stores.
 
 Everything here reaches the engine through the kit's shared handle, so it can
-run beside adapter objects on the same path in the same process.
+run beside adapter objects on the same path in the same process. :data:`SLICE`
+and :data:`LINGER` are the handle's timings, for tests that wait on them.
 """
 
 from __future__ import annotations
@@ -17,19 +18,43 @@ from typing import Any
 
 import mnem
 
-from .. import history
-from ..handles import attach
-from ..locations import STORE_DIR
+from .. import _engine, history
+from .._engine import LINGER, SLICE
+from .._paths import STORE_DIR, store_root
+from .._store import open_store
+
+__all__ = [
+    "LINGER",
+    "SLICE",
+    "Changes",
+    "changes_replayed_and_from_engine",
+    "commit_count",
+    "commits",
+    "committed_ids",
+    "garble",
+    "head_commit",
+    "is_held",
+    "lock_held_elsewhere",
+    "long_history",
+    "stage_foreign",
+    "staging",
+    "write_foreign",
+]
 
 
 @contextmanager
 def _lease(path: str | os.PathLike[str]) -> Iterator[mnem.Store]:
-    client = attach(path, create=True)
+    client = open_store(path, author="raw-engine")
     try:
         with client.session() as engine:
             yield engine
     finally:
         client.close()
+
+
+def is_held(path: str | os.PathLike[str] | None) -> bool:
+    """Whether this process holds the engine handle of the store at ``path`` right now."""
+    return _engine.is_held(store_root(path))
 
 
 def commit_count(path: str | os.PathLike[str]) -> int:

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 import mnem
 
 from ..history import CommitRecord, from_ms
-from .timeline import Change, Step, Version
+from ._timeline import Change, Step, Version
 
 SHORT = 12
 SUMMARY_WIDTH = 72

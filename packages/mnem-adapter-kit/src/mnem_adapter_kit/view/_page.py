@@ -22,8 +22,8 @@ from importlib.resources import files
 from typing import Any
 
 from ..history import CommitRecord
-from .export import commit_json, version_json
-from .timeline import Head, Step
+from ._export import commit_json, version_json
+from ._timeline import Head, Step
 
 FORMAT = "mnem-history/1"
 KIND_CODES = {"added": "a", "modified": "m", "removed": "r"}

@@ -7,8 +7,8 @@ from typing import Any
 import mnem
 
 from ..history import CommitRecord
-from .text import PROVENANCE_FIELDS
-from .timeline import Change, Step, Version
+from ._text import PROVENANCE_FIELDS
+from ._timeline import Change, Step, Version
 
 
 def commit_json(record: CommitRecord) -> dict[str, Any]:

@@ -24,13 +24,15 @@ from typing import Any, TextIO
 import mnem
 
 from .. import history
+from .._paths import STORE_DIR, STORE_ENV, default_store_path
+from .._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
 from ..errors import NoStoreError, StoreError
-from ..handles import DEFAULT_BUSY_TIMEOUT, StoreClient, attach
 from ..history import CommitRecord, Walk
-from ..locations import STORE_DIR, STORE_ENV, default_store_path
-from . import export, page, text
-from .readers import FOREIGN, Readers, parse_scope, warn_failures
-from .timeline import (
+from . import _export as export
+from . import _page as page
+from . import _text as text
+from ._readers import FOREIGN, Readers, parse_scope, warn_failures
+from ._timeline import (
     Selection,
     Step,
     Version,
@@ -130,10 +132,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser().error("--busy-timeout must not be negative")
     readers = Readers.installed()
     warn_failures(readers)
-    client = attach(args.store, create=False, busy_timeout=args.busy_timeout)
+    client = open_store(
+        args.store, author="mnem-history", create=False, busy_timeout=args.busy_timeout
+    )
     out = sys.stdout
     try:
-        command: Callable[[StoreClient, Readers, argparse.Namespace, TextIO], None] = COMMANDS[
+        command: Callable[[Store, Readers, argparse.Namespace, TextIO], None] = COMMANDS[
             args.command
         ]
         command(client, readers, args, out)
@@ -200,7 +204,7 @@ def _progress(what: str) -> Callable[[int, int], None] | None:
 # --- log ------------------------------------------------------------------------------
 
 
-def run_log(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+def run_log(client: Store, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
     selection = _selection(args)
@@ -223,14 +227,14 @@ def run_log(client: StoreClient, readers: Readers, args: argparse.Namespace, out
         print("no commits" + (" change the selected items" if selection.narrowed else ""), file=out)
 
 
-def history_records(client: StoreClient) -> tuple[CommitRecord, ...]:
+def history_records(client: Store) -> tuple[CommitRecord, ...]:
     return head_of(client).chain
 
 
 # --- show -----------------------------------------------------------------------------
 
 
-def run_show(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+def run_show(client: Store, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
     """The item's value, origin and history: the one at HEAD, else the last one removed."""
     wanted: str = args.item
     with client.session() as engine:
@@ -306,7 +310,7 @@ def _origin_walk(node_id: str) -> Callable[[mnem.Store], Walk[tuple[CommitRecord
 # --- diff -----------------------------------------------------------------------------
 
 
-def run_diff(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+def run_diff(client: Store, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
     selection = _selection(args)
     with client.session() as engine:
         frm = resolve(engine, args.frm)
@@ -324,7 +328,7 @@ def run_diff(client: StoreClient, readers: Readers, args: argparse.Namespace, ou
 # --- html -----------------------------------------------------------------------------
 
 
-def run_html(client: StoreClient, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+def run_html(client: Store, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
     selection = _selection(args)
     head = head_of(client)
     read = walk_steps(client, readers, head.chain, _progress("reading"))
@@ -336,7 +340,7 @@ def run_html(client: StoreClient, readers: Readers, args: argparse.Namespace, ou
     print(f"wrote {os.path.abspath(args.out)} ({len(steps)} commits)", file=out)
 
 
-def merged_origins(client: StoreClient, steps: Sequence[Step]) -> dict[str, CommitRecord]:
+def merged_origins(client: Store, steps: Sequence[Step]) -> dict[str, CommitRecord]:
     """For items whose value at HEAD came with a merge, the commit the engine's blame names."""
     wanted = [
         node_id
@@ -353,7 +357,7 @@ def merged_origins(client: StoreClient, steps: Sequence[Step]) -> dict[str, Comm
     return found
 
 
-COMMANDS: dict[str, Callable[[StoreClient, Readers, argparse.Namespace, TextIO], None]] = {
+COMMANDS: dict[str, Callable[[Store, Readers, argparse.Namespace, TextIO], None]] = {
     "log": run_log,
     "show": run_show,
     "diff": run_diff,

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from ._values import check_text
 from .errors import InvalidInputError
-from .payloads import check_text
 
 SEPARATOR = ":"
 FAMILY_MARKER = "@"
@@ -31,7 +31,6 @@ SEQUENCE_WIDTH = 10
 
 _SEQUENCE_KEY_PATTERN = re.compile(rf"[0-9]{{{SEQUENCE_WIDTH},}}")
 _FAMILY_PATTERN = re.compile(r"[a-z][a-z0-9-]*")
-_ESCAPES = {"%": "%25", ":": "%3A"}
 _LEADING_ESCAPES = {"@": "%40", "_": "%5F"}
 _ESCAPE_PATTERN = re.compile(r"%([0-9A-F]{2})")
 
@@ -39,7 +38,7 @@ _ESCAPE_PATTERN = re.compile(r"%([0-9A-F]{2})")
 def escape(part: str) -> str:
     """Encode one scope part or key so that it holds no separator or reserved lead."""
     check_text(part, "a scope part or key")
-    out = "".join(_ESCAPES.get(ch, ch) for ch in part)
+    out = part.replace("%", "%25").replace(":", "%3A") if "%" in part or ":" in part else part
     if out[:1] in _LEADING_ESCAPES:
         out = _LEADING_ESCAPES[out[0]] + out[1:]
     return out
@@ -108,6 +107,14 @@ class Scope:
     def owns(self, node_id: str) -> bool:
         """Whether ``node_id`` is a node of this scope (reserved nodes included)."""
         return self.key_of(node_id) is not None
+
+    @classmethod
+    def parse(cls, node_id: str) -> tuple[Scope, str] | None:
+        """Split an adapter node id into its scope and unescaped key (a reserved key as is).
+
+        ``None`` for ids that no scope produces (foreign nodes).
+        """
+        return parse(node_id)
 
     def sequence_of(self, node_id: str) -> int | None:
         """The sequence number of an item id of this scope, else ``None``."""

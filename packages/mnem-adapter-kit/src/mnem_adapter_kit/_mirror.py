@@ -1,32 +1,32 @@
 """An in-process copy of one scope's committed nodes, decoded once each, kept current by commit id.
 
 Reading a scope from the engine means loading the whole store state (there is
-no prefix read), so adapters read through a :class:`ScopeMirror` instead:
+no prefix read), so adapters read through a :class:`Mirror` instead:
 
-* HEAD unchanged since the last sync: nothing is read from the engine;
+* HEAD unchanged since the last sync: nothing is read from the engine (while the
+  process holds the store, its handle knows HEAD without asking);
 * HEAD moved by a few plain commits that touched none of the scope's nodes
   (another scope's writes): only those commits' change lists are read;
 * HEAD moved otherwise: the difference between the two commits is applied;
-* after the adapter's own write (:func:`~mnem_adapter_kit.writes.write`): the
-  write's changes are applied directly.
+* after the adapter's own write: the write's :class:`~._commit.Committed` record
+  is applied directly.
 
 Each node is decoded once, when it changes, into what the adapter serves
-(``decode`` returns ``None`` for a node that is not the adapter's). Only
-committed state is mirrored; staged nodes are never served. :attr:`version`
-moves whenever the values change, so adapters can cache what they derive.
+(``decode`` returns ``None`` for a node that is not the adapter's). Values are
+kept in node-id order. Only committed state is mirrored; staged nodes are never
+served. :attr:`version` moves whenever the values change, so adapters can cache
+what they derive.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Generic, TypeVar
 
 import mnem
 
 from . import history
-
-if TYPE_CHECKING:
-    from .writes import Transaction
+from ._commit import Committed
 
 T = TypeVar("T")
 
@@ -34,8 +34,8 @@ SHORTCUT_DEPTH = 16
 """How many commits back the mirror looks for a cheap path before diffing whole states."""
 
 
-class ScopeMirror(Generic[T]):
-    """The decoded nodes whose ids satisfy ``owns``, as of :attr:`commit`."""
+class Mirror(Generic[T]):
+    """The decoded nodes whose ids satisfy ``owns``, as of :attr:`commit`, in id order."""
 
     def __init__(
         self, owns: Callable[[str], bool], decode: Callable[[mnem.MemoryNode], T | None]
@@ -43,15 +43,21 @@ class ScopeMirror(Generic[T]):
         self._owns = owns
         self._decode = decode
         self.commit: str | None = None
-        self.values: dict[str, T] = {}
+        self._values: dict[str, T] = {}
+        self._unordered = False
         self.version = 0
         self._synced = False
 
-    def sync(self, engine: mnem.Store) -> dict[str, T]:
+    @property
+    def values(self) -> Mapping[str, T]:
+        """The mirrored values by node id, in id order (as of the last sync or write)."""
+        return self._values
+
+    def sync(self, engine: mnem.Store) -> Mapping[str, T]:
         """Bring the mirror to the store's HEAD commit and return its values."""
         head = engine.head_commit()
         if self._synced and head == self.commit:
-            return self.values
+            return self._values
         if head is None:
             self._reset({})
         elif self.commit is None:
@@ -60,28 +66,28 @@ class ScopeMirror(Generic[T]):
             for change in engine.diff(self.commit, head):
                 if self._owns(change.id):
                     self._set(change.id, change.new)
-            self.version += 1
+            self._changed()
         self.commit = head
         self._synced = True
-        return self.values
+        return self._values
 
-    def apply(self, tx: Transaction) -> None:
-        """Take in the adapter's own committed write; resync later if it was not on top of us."""
-        if not self._synced or tx.parent != self.commit:
+    def apply(self, committed: Committed) -> None:
+        """Take in a write committed on this store; resync later if it was not on top of us."""
+        if not self._synced or committed.parent != self.commit:
             self._synced = False
             return
-        for node_id in tx.removed:
-            self.values.pop(node_id, None)
-        for node_id, node in tx.added.items():
+        for node_id in committed.removed:
+            self._values.pop(node_id, None)
+        for node_id, node in committed.added.items():
             if self._owns(node_id):
                 self._set(node_id, node)
-        self.commit = tx.commit
-        self.version += 1
+        self.commit = committed.commit
+        self._changed()
 
     def invalidate(self) -> None:
         """Forget everything; the next sync reads the store afresh."""
         self.commit = None
-        self.values = {}
+        self._values = {}
         self.version += 1
         self._synced = False
 
@@ -107,16 +113,25 @@ class ScopeMirror(Generic[T]):
             for node_id in history.changes(engine, commit.id)
         )
 
-    def _reset(self, nodes: dict[str, mnem.MemoryNode]) -> None:
-        self.values = {}
-        for node_id, node in nodes.items():
+    def _reset(self, nodes: Mapping[str, mnem.MemoryNode]) -> None:
+        self._values = {}
+        for node_id in sorted(nodes):
             if self._owns(node_id):
-                self._set(node_id, node)
-        self.version += 1
+                self._set(node_id, nodes[node_id])
+        self._changed()
 
     def _set(self, node_id: str, node: mnem.MemoryNode | None) -> None:
         value = None if node is None else self._decode(node)
+        values = self._values
         if value is None:
-            self.values.pop(node_id, None)
-        else:
-            self.values[node_id] = value
+            values.pop(node_id, None)
+            return
+        if node_id not in values and values and node_id < next(reversed(values)):
+            self._unordered = True
+        values[node_id] = value
+
+    def _changed(self) -> None:
+        if self._unordered:
+            self._values = dict(sorted(self._values.items()))
+            self._unordered = False
+        self.version += 1

@@ -153,10 +153,3 @@ class Turns:
                 self._queue.remove(waiter)
                 waiter.error = error(waiter)
                 waiter.wake()
-
-    def reset_after_fork(self) -> None:
-        """In a forked child: nobody holds or waits (the parent's threads do not exist here)."""
-        self._lock = threading.Lock()
-        self._held = False
-        self._queue = deque()
-        self.holder = None

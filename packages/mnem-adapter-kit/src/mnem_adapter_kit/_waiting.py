@@ -21,7 +21,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-from .locations import STORE_DIR
+from ._paths import STORE_DIR
 
 SIGNAL_NAME = "adapter-waiting"
 

@@ -1,6 +1,6 @@
 """A store's history as the view shows it: commits, what each changed, read by the adapters.
 
-Everything here reads through a :class:`~mnem_adapter_kit.StoreClient` and
+Everything here reads through a :class:`~mnem_adapter_kit.Store` and
 :mod:`mnem_adapter_kit.history`: the current branch's first-parent chain, and
 per commit the nodes it changed against its first parent with both sides.
 Long reads are walks, so another process waiting for the store gets it
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import mnem
 
 from .. import history
+from .._store import Store
 from ..errors import InvalidRefError
-from ..handles import StoreClient
 from ..history import ChangeKind, CommitRecord, Walk
-from .readers import FOREIGN, Reader, Readers, Reading, in_scope
+from ._readers import FOREIGN, Reader, Readers, Reading, in_scope
 
 BRANCH_REF = "ref: "
 
@@ -114,7 +114,7 @@ class Head:
         return self.chain[0].id if self.chain else None
 
 
-def head_of(client: StoreClient) -> Head:
+def head_of(client: Store) -> Head:
     """The current branch and its first-parent chain, newest first."""
     with client.session() as engine:
         head = engine.head()
@@ -123,7 +123,7 @@ def head_of(client: StoreClient) -> Head:
 
 
 def walk_steps(
-    client: StoreClient,
+    client: Store,
     readers: Readers,
     records: Sequence[CommitRecord],
     progress: Callable[[int, int], None] | None = None,

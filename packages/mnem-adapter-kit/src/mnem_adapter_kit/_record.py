@@ -3,7 +3,7 @@
 The engine finds a commit by scanning every object it holds, so each per-commit
 read (``diff``, ``changed_by``, ``state_at``) costs about 10 ms at 3,000
 commits and a whole history minutes. The kit knows what it staged, so
-:func:`~mnem_adapter_kit.writes.write` appends one line per commit to
+the kit's write (:mod:`._commit`) appends one line per commit to
 ``.mnem/adapter-changes``: the commit, its parent, every node it set and every
 id it removed. Replaying those lines along a branch from a known state gives
 what each commit changed, with both sides, as ``diff`` would.
@@ -27,7 +27,7 @@ from typing import cast
 
 import mnem
 
-from .locations import STORE_DIR
+from ._paths import STORE_DIR
 
 RECORD_NAME = "adapter-changes"
 LINES_PER_STEP = 256

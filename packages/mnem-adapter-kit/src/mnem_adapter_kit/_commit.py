@@ -1,0 +1,217 @@
+"""One adapter write: what it stages, its one commit, and nothing staged if it fails.
+
+A :class:`Write` is what the body of :meth:`~mnem_adapter_kit.Store.write` stages
+with :meth:`Write.add` and :meth:`Write.remove`. On a clean exit the handle commits
+once (nothing if nothing was staged) and :attr:`Write.committed` is a frozen
+:class:`Committed`; on any exception everything staged is unstaged, so no later read
+serves it and ``checkout`` is not blocked. Each commit's adds and removals are also
+appended to the kit's change record (:mod:`._record`), which lets history be read
+without asking the engine commit by commit.
+
+Adapter-scope ids are recognised by their form; any other id is first noted in a
+pending-write journal beside the store (``.mnem/adapter-write.pending``), removed
+once the write commits or rolls back, so that :func:`clear_abandoned_staging`, run
+when the store is next opened, can tell a killed write's staging from anybody
+else's.
+
+There is no retry: with one handle per store file the engine's compare-and-swap
+conflict cannot occur, and lock contention is waited out before the write starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+import mnem
+
+from . import _record
+from ._ids import parse
+from ._paths import STORE_DIR
+from .errors import StoreError
+
+JOURNAL_NAME = "adapter-write.pending"
+MESSAGE_NAMES = 5
+"""How many names a generated commit message lists before "and N more"."""
+
+Stage = Callable[..., Any]
+"""An engine call made on behalf of a write: ``stage("add", node_id, content, ...)``."""
+
+
+def describe(verb: str | None, names: Sequence[str]) -> str:
+    """A commit message such as ``"add a, b, c, d, e and 3 more"`` (no verb if ``None``)."""
+    shown = ", ".join(names[:MESSAGE_NAMES])
+    hidden = len(names) - MESSAGE_NAMES
+    lead = "" if verb is None else f"{verb} "
+    return lead + shown + (f" and {hidden} more" if hidden > 0 else "")
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What one write committed: the commit, its parent, the nodes it set, the ids it removed."""
+
+    commit: str
+    parent: str | None
+    added: Mapping[str, mnem.MemoryNode]
+    removed: tuple[str, ...]
+
+
+class _Journal:
+    """The ids an adapter write is staging that no adapter scope would recognise."""
+
+    def __init__(self, root: str) -> None:
+        self.path = os.path.join(root, STORE_DIR, JOURNAL_NAME)
+        self._file: IO[str] | None = None
+
+    def note(self, node_id: str) -> None:
+        """Record ``node_id`` durably enough to survive the process being killed."""
+        if parse(node_id) is not None:
+            return
+        if self._file is None:
+            self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in end()
+        self._file.write(json.dumps(node_id) + "\n")
+        self._file.flush()
+
+    def end(self, *, forget: bool) -> None:
+        """The write is over; forget it if it committed or rolled back cleanly.
+
+        A write whose rollback failed (the engine refusing everything after an
+        I/O error, say) keeps its journal, so the next opening clears its staging.
+        """
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+            if forget:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(self.path)
+
+    def left_behind(self) -> set[str]:
+        """The ids a killed adapter write had noted (a torn last line is ignored)."""
+        try:
+            with open(self.path, encoding="utf-8") as journal:
+                lines = journal.read().splitlines()
+        except FileNotFoundError:
+            return set()
+        noted = set()
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                noted.add(json.loads(line))
+        return noted
+
+
+class Write:
+    """What one write block stages; after the block, what it committed.
+
+    ``engine`` is the section's engine, for reads the block needs (staging goes
+    through :meth:`add` and :meth:`remove`, so the write knows what it commits).
+    """
+
+    def __init__(self, engine: mnem.Store, stage: Stage, root: str) -> None:
+        self.engine = engine
+        self._stage = stage
+        self._root = root
+        self._journal = _Journal(root)
+        self.parent: str | None = engine.head_commit()
+        """The commit the write builds on (None on an empty store)."""
+        self.message: str | None = None
+        """The commit message; by default one naming what was staged."""
+        self.committed: Committed | None = None
+        """What the write committed, once its block has exited; None if it staged nothing."""
+        self._added: dict[str, mnem.MemoryNode] = {}
+        self._removed: list[str] = []
+
+    def add(
+        self,
+        node_id: str,
+        content: Any,
+        *,
+        content_kind: str = "note",
+        provenance: mnem.Provenance | None = None,
+        event_time: int | None = None,
+    ) -> None:
+        """Stage ``content`` (a JSON value) under ``node_id``."""
+        self._journal.note(node_id)
+        self._stage(
+            "add",
+            node_id,
+            content,
+            content_kind=content_kind,
+            provenance=provenance,
+            event_time=event_time,
+        )
+        self._added[node_id] = mnem.MemoryNode(
+            id=node_id,
+            content=content,
+            content_kind=content_kind,
+            provenance=provenance or mnem.Provenance(),
+            event_time=event_time,
+        )
+
+    def remove(self, node_id: str) -> None:
+        """Stage a tombstone for ``node_id``, which must be in memory."""
+        self._journal.note(node_id)
+        self._stage("rm", node_id)
+        self._removed.append(node_id)
+
+    @property
+    def staged(self) -> bool:
+        return bool(self._added or self._removed)
+
+    def _finish(self, author: str, *, recordable: bool) -> Committed | None:
+        """Commit what was staged (once), note it in the change record, and say what it was.
+
+        ``recordable``: the engine's staging is exactly this write's (nothing else
+        staged it during the block).
+        """
+        if not self.staged:
+            return None
+        message = self.message
+        if message is None:
+            verb = "write" if self._added and self._removed else "add" if self._added else "remove"
+            message = describe(verb, [*self._added, *self._removed])
+        commit: str = self._stage("commit", message, author=author)
+        self.committed = Committed(commit, self.parent, self._added, tuple(self._removed))
+        if recordable and not self._added.keys() & set(self._removed):
+            _record.append(self._root, commit, self.parent, self._added, self._removed)
+        return self.committed
+
+    def _rollback(self) -> bool:
+        """Unstage what this write staged; whether every unstage succeeded."""
+        clean = True
+        for node_id in [*self._added, *self._removed]:
+            try:
+                self._stage("unstage", node_id)
+            except (StoreError, mnem.MnemError):
+                clean = False
+        return clean
+
+    def _end(self, *, clean: bool) -> None:
+        self._journal.end(forget=clean)
+
+
+def clear_abandoned_staging(engine: mnem.Store, root: str) -> str | None:
+    """Unstage what killed adapter writes left; say what anybody else's staging is, if any.
+
+    The saying is the message of the :class:`ConflictError` every write then raises.
+    """
+    pending = [node_id for node_id, _ in engine.staged()] + engine.staged_deletions()
+    if not pending:
+        return None
+    journal = _Journal(root)
+    noted = journal.left_behind()
+    foreign = [node_id for node_id in pending if parse(node_id) is None and node_id not in noted]
+    if foreign:
+        shown = ", ".join(repr(node_id) for node_id in foreign[:3])
+        return (
+            f"the store has {len(foreign)} staged change(s) that no adapter made ({shown}); "
+            "an adapter write would commit them"
+        )
+    for node_id in pending:
+        engine.unstage(node_id)
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(journal.path)
+    return None

@@ -1,0 +1,328 @@
+"""Opening a store: creating it whole, checking its files, and clearing what killed writers left.
+
+:func:`open_engine` is the only way the kit opens a store. A store path names the
+directory holding ``.mnem``; a missing store is created if asked. Every failure is a
+:class:`~mnem_adapter_kit.errors.StoreError` whose code says what to fix, except the
+engine's "lock held elsewhere", which the caller waits on.
+
+**Creation.** The engine refuses to create a store below another one, so a store is
+built in the system's temporary directory, copied into a ``.mnem-creating-*`` folder
+beside its final place (same file system), and renamed in: processes racing to create
+one store never see a half-made ``.mnem``; the first rename wins and the others open
+its store. A creator holds a shared lock on the store directory while it works and
+writes down, in its folder, where it builds. A creator killed mid-way releases the
+lock, so the next process that takes the lock exclusively knows every folder left
+there is debris, and removes it with the temporary store it names. A creation that
+fails removes its own folders, and the directories it made for the store.
+
+**Write debris.** Once open, the staging an adapter write killed mid-way left is
+unstaged (the opener holds the only handle); staging anyone else left is reported,
+untouched, for writes to refuse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import stat
+import sys
+import tempfile
+import threading
+
+import mnem
+
+from ._commit import clear_abandoned_staging
+from ._paths import STORE_DIR
+from .errors import (
+    NO_SPACE_HINT,
+    CorruptStoreError,
+    NoStoreError,
+    StoreError,
+    StoreIoError,
+    caused_by,
+    from_os_error,
+    is_engine_panic,
+    is_lock_held,
+    translate,
+)
+
+CREATING_PREFIX = ".mnem-creating-"
+BUILD_PREFIX = "mnem-new-store-"
+_BUILD_RECORD = "building"
+STORE_FILES = ("HEAD", "config", "store.redb")
+TEXT_FILES = ("HEAD", "config")
+DATABASE_FILE = "store.redb"
+LOW_DISK_BYTES = 1 << 20
+"""Below this much free space, an engine failure to open a healthy-looking store is
+reported as a full disk rather than damage."""
+
+_swept: set[str] = set()
+_swept_lock = threading.Lock()
+
+if sys.platform == "win32":
+
+    def _lock(root: str, *, exclusive: bool) -> int | None:
+        """Never a lock: without ``flock`` a live creator cannot be told from a dead one."""
+        return None
+
+else:
+    import fcntl
+
+    def _lock(root: str, *, exclusive: bool) -> int | None:
+        """A descriptor of ``root`` holding its lock, or None if it cannot be had.
+
+        Shared locks wait (a sweep is brief); an exclusive one never waits.
+        """
+        try:
+            fd = os.open(root, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX | fcntl.LOCK_NB) if exclusive else fcntl.LOCK_SH)
+        except OSError:
+            os.close(fd)
+            return None
+        return fd
+
+
+def create_store(root: str) -> None:
+    """Make ``root/.mnem`` appear whole; if that fails, leave nothing of the attempt behind."""
+    made = _missing_directories(root)
+    try:
+        os.makedirs(root, exist_ok=True)
+        sweep_debris(root)
+        held = _lock(root, exclusive=False)
+        try:
+            _build_and_move_in(root)
+        finally:
+            if held is not None:
+                os.close(held)
+    except BaseException:
+        for directory in made:
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)
+        raise
+
+
+def sweep_debris(root: str) -> bool:
+    """Remove what creators killed in ``root`` left: their folders and temporary stores.
+
+    Returns False, having removed nothing, while another creator is at work there.
+    """
+    try:
+        debris = [
+            entry.path for entry in os.scandir(root) if entry.name.startswith(CREATING_PREFIX)
+        ]
+    except OSError:
+        return True
+    if not debris:
+        return True
+    held = _lock(root, exclusive=True)
+    if held is None:
+        return False
+    try:
+        for folder in debris:
+            building = _recorded_build(folder)
+            if building is not None:
+                shutil.rmtree(building, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        os.close(held)
+    return True
+
+
+def sweep_debris_once(root: str) -> None:
+    """:func:`sweep_debris` until it has succeeded once for ``root`` in this process."""
+    with _swept_lock:
+        if root in _swept:
+            return
+    if sweep_debris(root):
+        with _swept_lock:
+            _swept.add(root)
+
+
+def _build_and_move_in(root: str) -> None:
+    aside = tempfile.mkdtemp(prefix=CREATING_PREFIX, dir=root)
+    built = os.path.join(tempfile.gettempdir(), BUILD_PREFIX + secrets.token_hex(8))
+    try:
+        with open(os.path.join(aside, _BUILD_RECORD), "w", encoding="utf-8") as record:
+            record.write(built)
+        os.mkdir(built, 0o700)
+        mnem.init(built)
+        shutil.copytree(os.path.join(built, STORE_DIR), os.path.join(aside, STORE_DIR))
+        try:
+            os.rename(os.path.join(aside, STORE_DIR), os.path.join(root, STORE_DIR))
+        except OSError:
+            if not os.path.isdir(os.path.join(root, STORE_DIR)):
+                raise
+    finally:
+        shutil.rmtree(built, ignore_errors=True)
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _recorded_build(folder: str) -> str | None:
+    """The temporary store a creator's folder says it was building, if it names one of ours."""
+    try:
+        with open(os.path.join(folder, _BUILD_RECORD), encoding="utf-8") as record:
+            built = record.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if os.path.isabs(built) and os.path.basename(built).startswith(BUILD_PREFIX):
+        return built
+    return None
+
+
+def _missing_directories(root: str) -> list[str]:
+    """The directories ``os.makedirs(root)`` would create, deepest first."""
+    missing: list[str] = []
+    path = root
+    while not os.path.lexists(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return missing
+
+
+def open_engine(root: str, *, create: bool) -> tuple[mnem.Store, str | None]:
+    """The engine store whose ``.mnem`` is directly in ``root``, created if asked.
+
+    Also what writes must refuse, said as a :class:`~mnem_adapter_kit.errors.ConflictError`
+    message: staging that no adapter of ours left (``None`` when there is none). Raises
+    :class:`NoStoreError` when there is no store and ``create`` is false,
+    :class:`StoreIoError` when ``root`` is not a directory or the system refuses
+    access, :class:`CorruptStoreError` when ``.mnem`` lacks a file, holds one that
+    cannot be read as what it should be, or has a damaged HEAD.
+    """
+    engine = _open_checked(root, create=create)
+    try:
+        _check_head(engine, root)
+        return engine, clear_abandoned_staging(engine, root)
+    except BaseException as exc:
+        del engine
+        exc.__traceback__ = None  # its frames hold the engine, and with it the lock
+        if isinstance(exc, StoreError) or not (
+            isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc)
+        ):
+            raise
+        raise translate(exc, store_path=root) from exc
+
+
+def _open_checked(root: str, *, create: bool) -> mnem.Store:
+    """Open the store at ``root`` (see :func:`open_engine`), creating it if asked.
+
+    Reading HEAD's commit right after opening walks the database's root pointers, so
+    damage there is found here, where it can be told from a disk fault, rather than in
+    the first operation.
+    """
+    store_dir = os.path.join(root, STORE_DIR)
+    found = _mode(root, root)
+    if found is not None and not stat.S_ISDIR(found):
+        raise StoreIoError(
+            "the store path exists and is not a directory",
+            store_path=root,
+            hint="Point the adapter at a directory: the one that holds (or will hold) .mnem/.",
+        )
+    meta = None if found is None else _mode(store_dir, root)
+    if meta is None:
+        if not create:
+            raise NoStoreError(f"there is no {STORE_DIR} directory here", store_path=root)
+        try:
+            create_store(root)
+        except OSError as exc:
+            raise from_os_error(exc, store_path=root) from exc
+    elif not stat.S_ISDIR(meta):
+        raise CorruptStoreError(f"{STORE_DIR} is a file, not a directory", store_path=root)
+    else:
+        sweep_debris_once(root)
+        _check_files(root)
+    engine: mnem.Store | None = None
+    try:
+        engine = mnem.open(root)
+        engine.head_commit()
+    except BaseException as exc:
+        engine = None
+        if is_lock_held(exc) or not (isinstance(exc, mnem.MnemError) or is_engine_panic(exc)):
+            raise
+        exc.__traceback__ = None
+        raise _diagnose(root, exc)  # noqa: B904 (its cause is the evidence it was classified by)
+    return engine
+
+
+def _mode(path: str, root: str) -> int | None:
+    """The mode of what is at ``path`` (None if nothing); a refusal to look is a taxonomy error."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise from_os_error(exc, store_path=root) from exc
+
+
+def _check_files(root: str) -> None:
+    """Refuse a ``.mnem`` whose files are missing, not files, or (the text ones) not UTF-8."""
+    store_dir = os.path.join(root, STORE_DIR)
+    modes = {name: _mode(os.path.join(store_dir, name), root) for name in STORE_FILES}
+    missing = [name for name, mode in modes.items() if mode is None]
+    if missing:
+        raise CorruptStoreError(f"{STORE_DIR}/ lacks {', '.join(missing)}", store_path=root)
+    for name, mode in modes.items():
+        if mode is not None and not stat.S_ISREG(mode):
+            raise CorruptStoreError(f"{STORE_DIR}/{name} is not a regular file", store_path=root)
+    for name in TEXT_FILES:
+        try:
+            with open(os.path.join(store_dir, name), "rb") as text_file:
+                text_file.read().decode("utf-8")
+        except OSError as exc:
+            raise from_os_error(exc, store_path=root, store_file=True) from exc
+        except UnicodeDecodeError as exc:
+            raise CorruptStoreError(
+                f"{STORE_DIR}/{name} is not UTF-8 text (a bad byte at offset {exc.start})",
+                store_path=root,
+            ) from exc
+
+
+def _diagnose(root: str, exc: BaseException) -> StoreError:
+    """Why the engine could not open a store whose files passed :func:`_check_files`.
+
+    The engine reports every storage failure as a ``StoreIoError`` carrying only text, so
+    the database file is opened here the way the engine opens it (read and write), for an
+    errno to classify. If that works, what the engine refused is the database's content
+    (``corrupt_store``), unless the disk is full.
+    """
+    if not (isinstance(exc, mnem.StoreIoError) or is_engine_panic(exc)):
+        return translate(exc, store_path=root)
+    store_dir = os.path.join(root, STORE_DIR)
+    try:
+        os.close(os.open(os.path.join(store_dir, DATABASE_FILE), os.O_RDWR))
+    except OSError as refused:
+        return from_os_error(refused, store_path=root, store_file=True)
+    if shutil.disk_usage(store_dir).free < LOW_DISK_BYTES:
+        full = StoreIoError(
+            f"the engine cannot open the store and the disk has under {LOW_DISK_BYTES} bytes free",
+            store_path=root,
+            hint=NO_SPACE_HINT,
+        )
+        return caused_by(full, exc)
+    damaged = CorruptStoreError(
+        f"the engine cannot read {STORE_DIR}/{DATABASE_FILE} ({type(exc).__name__}: {exc})",
+        store_path=root,
+    )
+    return caused_by(damaged, exc)
+
+
+def _check_head(engine: mnem.Store, root: str) -> None:
+    """Refuse a HEAD naming a branch that does not exist while others do (a damaged HEAD).
+
+    Served as is, such a store reads as empty and its next write starts an
+    unrelated history that reuses ids.
+    """
+    if engine.head_commit() is None and engine.branches():
+        raise CorruptStoreError(
+            f"HEAD ({engine.head()!r}) names a branch that does not exist, but the store has "
+            "commits",
+            store_path=root,
+        )

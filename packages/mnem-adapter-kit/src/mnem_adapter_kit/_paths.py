@@ -1,0 +1,61 @@
+"""Where a store lives: the one path rule, the default location, and names for store folders.
+
+The engine's ``mnem.open`` walks up to the nearest ``.mnem`` like git does. Adapters
+do not: a store path names the directory that holds (or will hold) ``.mnem``, so a
+path inside another store's tree gets a store of its own instead of silently
+sharing its ancestor's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from .errors import InvalidInputError
+
+STORE_DIR = ".mnem"
+STORE_ENV = "MNEM_STORE"
+_SLUG_NOISE = re.compile(r"[^a-z0-9._-]+")
+
+
+def default_store_path() -> Path:
+    """``$MNEM_STORE`` if set, else ``$XDG_DATA_HOME/mnemosyne`` (``~/.local/share/mnemosyne``)."""
+    configured = os.environ.get(STORE_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
+    return Path(data_home) / "mnemosyne"
+
+
+def store_root(path: str | os.PathLike[str] | None) -> str:
+    """The absolute, symlink-free directory a store path names (the default if ``None``).
+
+    The one path rule of every adapter: a leading ``~`` or ``~user`` is that home
+    directory, a relative path is relative to the working directory. A path that is not
+    valid UTF-8 (the engine takes no other) is :class:`InvalidInputError`.
+    """
+    chosen = default_store_path() if path is None else Path(path).expanduser()
+    root = os.path.realpath(chosen)
+    try:
+        root.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(
+            f"the store path {root!r} is not valid UTF-8, and the engine takes UTF-8 paths "
+            "only; rename the directory or choose another"
+        ) from None
+    return root
+
+
+def store_dir_name(key: str) -> str:
+    """A directory name for ``key`` that no other key gets, on any filesystem.
+
+    A readable lowercase ASCII slug of ``key`` (at most 40 characters, never
+    ``.`` or ``..``) and 16 hex digits of a hash of its exact UTF-8 bytes, so
+    keys that differ only in case, in Unicode normal form, or beyond the slug
+    still get different directories, and no key can name a path elsewhere.
+    """
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    slug = _SLUG_NOISE.sub("-", key.lower()).strip("-.")[:40].strip("-.")
+    return f"{slug}-{digest}" if slug else digest
