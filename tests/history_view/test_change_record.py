@@ -17,8 +17,7 @@ import mnem
 import pytest
 from mcp import Client
 
-from mnem_adapter_kit import attach, history
-from mnem_adapter_kit.changelog import path_of
+from mnem_adapter_kit import history, open_store
 from mnem_adapter_kit.testing.stores import Changes, changes_replayed_and_from_engine, write_foreign
 from mnem_mcp import StoreSettings, build_server
 
@@ -78,7 +77,7 @@ async def test_every_adapter_commit_replays_without_the_engine_to_the_engines_an
 
 def lose_a_line_and_tear_the_last(path: Path) -> str:
     """Drop one line (its process killed before writing it) and cut the last one in half."""
-    record = Path(path_of(path))
+    record = Path(path) / ".mnem" / "adapter-changes"
     lines = record.read_bytes().splitlines(keepends=True)
     lost = lines.pop(3)
     torn = lines[-1][: len(lines[-1]) // 2]
@@ -111,7 +110,7 @@ async def test_a_cold_history_walk_asks_the_engine_only_for_commits_the_record_m
         asked.append(commit)
         return engine_changes(engine, commit)
 
-    client = attach(written.path, create=False)
+    client = open_store(written.path, create=False, author="test")
     try:
         for cache in vars(history).values():
             if isinstance(cache, history.Lru):

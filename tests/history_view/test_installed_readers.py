@@ -10,7 +10,7 @@ import sys
 def test_every_adapter_registers_a_reader_that_loads_without_its_framework() -> None:
     script = (
         "import json, sys\n"
-        "from mnem_adapter_kit.view.readers import Readers\n"
+        "from mnem_adapter_kit.view._readers import Readers\n"
         "found = Readers.installed()\n"
         "heavy = [m for m in ('autogen_core', 'langgraph', 'mcp', 'mnem_autogen',"
         " 'mnem_langgraph', 'mnem_mcp') if m in sys.modules]\n"

@@ -21,9 +21,9 @@ from typing import Any
 
 
 def through_kit(store: str, create: bool) -> str:
-    from mnem_adapter_kit import attach
+    from mnem_adapter_kit import open_store
 
-    client = attach(store, create=create, busy_timeout=5)
+    client = open_store(store, create=create, busy_timeout=5, author="test")
     try:
         with client.session() as engine:
             engine.head()
@@ -99,7 +99,7 @@ PACKAGES = {
 
 
 def outcome(adapter: str, store: str, create: bool) -> dict[str, Any]:
-    from mnem_adapter_kit import InvalidInputError, StoreError
+    from mnem_adapter_kit.errors import InvalidInputError, StoreError
 
     started = time.monotonic()
     try:

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from mnem_adapter_kit import StoreIoError, attach
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.errors import StoreIoError
 
 KILLS = int(os.environ.get("MNEM_CREATION_KILLS", "20"))
 PERMISSIONS = "readable and writable by the user running this process"
@@ -50,7 +51,7 @@ def leftovers(store: Path, tmp: Path) -> tuple[list[str], list[str]]:
 
 
 def open_here(store: Path) -> None:
-    client = attach(store)
+    client = open_store(store, author="test")
     try:
         with client.session() as lease:
             assert lease.head() == "ref: main"
@@ -119,7 +120,7 @@ def test_a_creation_that_cannot_make_its_directory_leaves_nothing(
 
 def test_a_creation_that_fails_midway_removes_the_directories_it_made(tmp_path: Path) -> None:
     store = tmp_path / "a" / "b" / ("x" * 300)
-    client = attach(store)
+    client = open_store(store, author="test")
     with pytest.raises(StoreIoError, match="File name too long"), client.session():
         pass
     client.close()

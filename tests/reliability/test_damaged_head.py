@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from autogen_core.memory import MemoryContent
 
-from mnem_adapter_kit import CorruptStoreError
+from mnem_adapter_kit.errors import CorruptStoreError
 from mnem_adapter_kit.testing.stores import commit_count
 from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore

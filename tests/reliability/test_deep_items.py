@@ -20,8 +20,7 @@ from autogen_core.memory import ListMemory, MemoryContent
 from autogen_core.model_context import UnboundedChatCompletionContext
 from mcp import Client
 
-from mnem_adapter_kit import Scope
-from mnem_adapter_kit.payloads import MAX_NESTING
+from mnem_adapter_kit import MAX_NESTING, Scope
 from mnem_adapter_kit.testing.stores import committed_ids, head_commit, write_foreign
 from mnem_autogen import InvalidInputError, MnemosyneMemory, codec
 from mnem_langgraph import MnemosyneStore

@@ -19,13 +19,14 @@ pytest.importorskip("resource")
 
 WRITER = """
 import os, resource, signal, sys
-from mnem_adapter_kit import StoreIoError, attach, write
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.errors import StoreIoError
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-client = attach(sys.argv[1])
+client = open_store(sys.argv[1], author="test")
 
 def add(i):
-    with client.session() as engine, write(engine, author="t") as tx:
+    with client.write() as tx:
         tx.add(f"n{i}", "x" * 200_000)
     print(f"acked n{i}", flush=True)
 

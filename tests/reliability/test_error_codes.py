@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from autogen_core.memory import MemoryContent
 
-from mnem_adapter_kit import InvalidInputError
+from mnem_adapter_kit.errors import InvalidInputError
 from mnem_autogen import MnemosyneMemory, StoreError
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server

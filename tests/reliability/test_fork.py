@@ -21,16 +21,15 @@ from pathlib import Path
 import mnem
 from langgraph.store.base import PutOp
 
-from mnem_adapter_kit import attach, write
-from mnem_adapter_kit.handles import is_held
-from mnem_adapter_kit.testing.stores import committed_ids
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.testing.stores import committed_ids, is_held
 from mnem_langgraph import MnemosyneStore
 
 ROUNDS = 20
 WRITER = """
 import sys, time, mnem
-from mnem_adapter_kit import attach, write
-from mnem_adapter_kit.handles import is_held
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.testing.stores import is_held
 deadline = time.monotonic() + 0.3
 while time.monotonic() < deadline:
     try:
@@ -43,9 +42,9 @@ while time.monotonic() < deadline:
 else:
     print("probe locked out", flush=True)
 sys.stdin.readline()
-client = attach(sys.argv[1])
+client = open_store(sys.argv[1], author="test")
 for i in range(int(sys.argv[3])):
-    with client.session() as engine, write(engine, author="other") as tx:
+    with client.write() as tx:
         tx.add(f"{sys.argv[2]}-{i}", i)
     print(f"acked {sys.argv[2]}-{i}", flush=True)
 client.close()
@@ -68,7 +67,7 @@ def acknowledged(output: str) -> set[str]:
 
 def verify(store: Path) -> set[str]:
     """Every commit's state reads back, and the chain is intact; the ids at HEAD."""
-    client = attach(store, create=False)
+    client = open_store(store, create=False, author="test")
     with client.session() as engine:
         chain = engine.log(first_parent=True)
         for commit in chain:
@@ -83,8 +82,8 @@ def test_a_forked_child_that_exits_at_once_leaves_the_parents_lock_in_place(
 ) -> None:
     for round_ in range(ROUNDS):
         store = tmp_path / f"round-{round_}"
-        client = attach(store)
-        with client.session() as engine, write(engine, author="parent") as tx:
+        client = open_store(store, author="test")
+        with client.write() as tx:
             tx.add("before-fork", round_)
         stop = threading.Event()
 
@@ -118,7 +117,7 @@ def test_a_forked_child_that_exits_at_once_leaves_the_parents_lock_in_place(
         other.stdin.write("go\n")
         other.stdin.flush()
         for i in range(5):
-            with client.session() as engine, write(engine, author="parent") as tx:
+            with client.write() as tx:
                 tx.add(f"parent-{i}", i)
         output, _ = other.communicate(timeout=60)
         assert other.returncode == 0

@@ -18,7 +18,7 @@ from autogen_core.memory import MemoryContent, MemoryMimeType
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnem_adapter_kit import attach
+from mnem_adapter_kit import open_store
 from mnem_adapter_kit.testing.stores import head_commit
 from mnem_autogen import InvalidInputError, MnemosyneMemory
 
@@ -68,7 +68,7 @@ def kept_open(path: Path) -> Iterator[Path]:
     """A store the module's cases share, kept open between them (as a server keeps its store):
     a claim of its own stops each case's last ``close()`` from closing the engine handle.
     """
-    claim = attach(path)
+    claim = open_store(path, author="test")
     yield path
     claim.close()
 
@@ -90,13 +90,13 @@ class NameStores:
         self.root = root
         self.cases = 0
         self.path = root / "store-0"
-        self.claim = attach(self.path)
+        self.claim = open_store(self.path, author="test")
 
     def next(self) -> Path:
         if self.cases and self.cases % CASES_PER_STORE == 0:
             self.close()
             self.path = self.root / f"store-{self.cases // CASES_PER_STORE}"
-            self.claim = attach(self.path)
+            self.claim = open_store(self.path, author="test")
         self.cases += 1
         return self.path
 

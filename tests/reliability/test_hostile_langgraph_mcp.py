@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp import Client
 
-from mnem_adapter_kit.ids import parse
+from mnem_adapter_kit import Scope
 from mnem_adapter_kit.testing.stores import head_commit
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
@@ -178,7 +178,7 @@ def test_mcp_remember_round_trips_exactly_or_is_refused(
 ) -> None:
     before = head_commit(mcp_session.store) if mcp_session.store.exists() else None
     ints_kept = all(-(2**63) <= i <= 2**64 - 1 for i in ints(content))
-    must_refuse = node_id == "" or parse(node_id) is not None or not ints_kept
+    must_refuse = node_id == "" or Scope.parse(node_id) is not None or not ints_kept
     must_store = not must_refuse and not has_float(content)  # some floats are refused on read-back
     ok, written = mcp_session.call("remember", node_id=node_id, content=content)
     if not ok:

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mnem_adapter_kit.handles import SLICE, is_held
-from mnem_adapter_kit.testing.stores import long_history
+from mnem_adapter_kit.testing.stores import SLICE, is_held, long_history
 from mnem_mcp import StoreSettings
 from mnem_mcp.memory import MemoryService
 from mnem_mcp.models import NewNode

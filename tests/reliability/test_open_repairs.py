@@ -23,7 +23,8 @@ from pathlib import Path
 import mnem
 import pytest
 
-from mnem_adapter_kit import StoreError, attach
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.errors import StoreError
 
 HEADER = 320
 GOD_BYTE = 9
@@ -38,7 +39,7 @@ def database(store: Path) -> Path:
 
 def read(store: Path) -> tuple[str | None, dict[str, object]]:
     """HEAD's commit and every node, through the kit's handle."""
-    client = attach(store, create=False, busy_timeout=1)
+    client = open_store(store, create=False, busy_timeout=1, author="test")
     try:
         with client.session() as engine:
             return engine.head_commit(), {k: n.content for k, n in engine.working_memory().items()}

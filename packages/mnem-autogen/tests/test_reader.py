@@ -9,13 +9,13 @@ from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
 from PIL import Image as PILImage
 
-from mnem_adapter_kit import attach
+from mnem_adapter_kit import open_store
 from mnem_adapter_kit.testing.stores import write_foreign
 from mnem_autogen import MnemosyneMemory, codec, reader
 
 
 def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:
-    client = attach(store, create=False)
+    client = open_store(store, author="test", create=False)
     try:
         with client.session() as engine:
             head = engine.head_commit()

@@ -30,7 +30,7 @@ from typing import IO, Any
 import mnem
 
 from . import _record
-from ._ids import parse
+from ._ids import is_scope_id, parse
 from ._paths import STORE_DIR
 from .errors import StoreError
 
@@ -69,7 +69,7 @@ class _Journal:
 
     def note(self, node_id: str) -> None:
         """Record ``node_id`` durably enough to survive the process being killed."""
-        if parse(node_id) is not None:
+        if is_scope_id(node_id):
             return
         if self._file is None:
             self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in end()

@@ -169,7 +169,10 @@ class _Engine:
         if name not in _KEEPS_HEAD:
             if name in _GUARDED and handle.foreign is not None:
                 raise ConflictError(handle.foreign, store_path=handle.root)
-            handle.forget_head()
+            if name == "commit":
+                handle.head_commit = _UNKNOWN  # the branch HEAD names stays; its commit moves
+            else:
+                handle.forget_head()
         elif name in _STAGING and not staging:
             handle.staging_checked = False
         watch = observer

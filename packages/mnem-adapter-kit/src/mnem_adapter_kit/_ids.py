@@ -125,24 +125,40 @@ class Scope:
         return seq if seq >= 1 and f"{seq:0{SEQUENCE_WIDTH}d}" == key else None
 
 
+def is_scope_id(node_id: str) -> bool:
+    """Whether :func:`parse` recognises ``node_id``, without building its scope."""
+    pieces = node_id.split(SEPARATOR)
+    if pieces[0].startswith(FAMILY_MARKER):
+        if not _FAMILY_PATTERN.fullmatch(pieces.pop(0)[1:]):
+            return False
+    if len(pieces) < 2:
+        return False
+    *parts, key = pieces
+    if any(not _is_escaped(part) for part in parts):
+        return False
+    return key.startswith(RESERVED_PREFIX) or _is_escaped(key)
+
+
+def _is_escaped(text: str) -> bool:
+    """Whether ``text`` is what :func:`escape` makes of some part (a cheap test first)."""
+    if "%" not in text and text[:1] not in _LEADING_ESCAPES and text:
+        return True
+    try:
+        return escape(unescape(text)) == text
+    except InvalidInputError:
+        return False
+
+
 def parse(node_id: str) -> tuple[Scope, str] | None:
     """Split an adapter node id into its scope and unescaped key, or ``None``.
 
     Ids that no :class:`Scope` produces (foreign nodes) return ``None``.
     """
+    if not is_scope_id(node_id):
+        return None
     pieces = node_id.split(SEPARATOR)
-    family = None
-    if pieces[0].startswith(FAMILY_MARKER):
-        family = pieces.pop(0)[1:]
-        if not _FAMILY_PATTERN.fullmatch(family):
-            return None
-    if len(pieces) < 2:
-        return None
+    family = pieces.pop(0)[1:] if pieces[0].startswith(FAMILY_MARKER) else None
     *parts, key = pieces
-    if any(escape(unescape(p)) != p for p in parts):
-        return None
-    if not key.startswith(RESERVED_PREFIX) and escape(unescape(key)) != key:
-        return None
     return Scope(tuple(unescape(p) for p in parts), family), (
         key if key.startswith(RESERVED_PREFIX) else unescape(key)
     )

@@ -107,13 +107,15 @@ def append(
         "removed": list(removed),
     }
     text = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
-    with contextlib.suppress(OSError), open(path_of(root), "a+b") as record:
-        end = record.seek(0, os.SEEK_END)
-        if end:
-            record.seek(end - 1)
-            if record.read(1) != b"\n":
+    with contextlib.suppress(OSError):
+        fd = os.open(path_of(root), os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            end = os.fstat(fd).st_size
+            if end and os.pread(fd, 1, end - 1) != b"\n":
                 text = "\n" + text
-        record.write(text.encode("utf-8"))
+            os.write(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
 
 
 def read(root: str | os.PathLike[str]) -> dict[str, Line]:

@@ -1,6 +1,6 @@
 """AutoGen memory backed by Mnemosyne: ``ListMemory`` behaviour with versioned history."""
 
-from mnem_adapter_kit import (
+from mnem_adapter_kit.errors import (
     BusyError,
     ClosedError,
     ConflictError,

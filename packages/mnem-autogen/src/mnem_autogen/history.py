@@ -8,8 +8,7 @@ from datetime import datetime
 import mnem
 from autogen_core.memory import MemoryContent
 
-from mnem_adapter_kit import CommitRecord
-from mnem_adapter_kit.history import ChangeKind
+from mnem_adapter_kit.history import ChangeKind, CommitRecord
 
 
 @dataclass(frozen=True)

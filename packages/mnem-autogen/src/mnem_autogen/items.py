@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import mnem
@@ -35,9 +35,8 @@ def decoder(scope: Scope) -> Callable[[mnem.MemoryNode], Entry | None]:
         seq = scope.sequence_of(node.id)
         if seq is None:
             return None
-        if not codec.is_item(node.content):
-            return Mark(seq)
-        return MemoryItem(node.id, seq, codec.decode(node.content))
+        content = codec.decode(node.content)
+        return Mark(seq) if content is None else MemoryItem(node.id, seq, content)
 
     return decode
 
@@ -50,13 +49,27 @@ class Items:
     high: int
 
     @classmethod
-    def of(cls, entries: Mapping[str, Entry]) -> Items:
-        ordered = sorted(
-            (entry for entry in entries.values() if isinstance(entry, MemoryItem)),
-            key=lambda item: item.seq,
-        )
-        high = max((entry.seq for entry in entries.values()), default=0)
+    def of(cls, entries: Iterable[Entry]) -> Items:
+        """From a mirror's entries, which come in id order: sequence order, so rarely sorted."""
+        ordered: list[MemoryItem] = []
+        high = 0
+        in_order = True
+        for entry in entries:
+            seq = entry.seq
+            if isinstance(entry, MemoryItem):
+                if ordered and seq < ordered[-1].seq:
+                    in_order = False
+                ordered.append(entry)
+            if seq > high:
+                high = seq
+        if not in_order:
+            ordered.sort(key=lambda item: item.seq)
         return cls(ordered, high)
+
+    def after(self, cleared: bool, added: list[MemoryItem]) -> Items:
+        """These items after a write of this memory: cleared (or not), then ``added`` appended."""
+        kept = [] if cleared else self.ordered
+        return Items([*kept, *added], max([self.high, *(item.seq for item in added)]))
 
 
 def items_in(scope: Scope, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:

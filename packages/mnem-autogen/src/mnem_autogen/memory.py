@@ -27,17 +27,17 @@ from pydantic import ValidationError
 from typing_extensions import Self
 
 from mnem_adapter_kit import (
-    InvalidInputError,
+    Mirror,
     Scope,
-    ScopeMirror,
-    attach,
+    Write,
+    check_text,
     describe,
+    open_store,
+    store_dir_name,
     store_root,
-    write,
 )
 from mnem_adapter_kit import history as kit_history
-from mnem_adapter_kit.locations import store_dir_name
-from mnem_adapter_kit.payloads import check_text
+from mnem_adapter_kit.errors import InvalidInputError
 
 from . import codec
 from .config import DEFAULT_NAME, DEFAULT_ROOT, MnemosyneMemoryConfig
@@ -148,10 +148,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         except ValidationError as exc:
             raise InvalidInputError(f"invalid MnemosyneMemory settings: {exc}") from None
         self._scope = Scope.of(self._name)
-        self._mirror: ScopeMirror[Entry] = ScopeMirror(self._scope.owns, decoder(self._scope))
+        self._mirror: Mirror[Entry] = Mirror(self._scope.owns, decoder(self._scope))
         self._items_of: tuple[int, Items] | None = None
-        self._client = attach(
+        self._context_of: tuple[Items, str] | None = None
+        self._store = open_store(
             default_store_path(self._name) if given is None else given,
+            author=author,
             create=create,
             busy_timeout=busy_timeout,
             owner=self,
@@ -165,25 +167,28 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     @property
     def store_path(self) -> str:
         """The absolute directory whose ``.mnem`` holds this memory."""
-        return self._client.root
+        return self._store.root
 
     # --- the Memory ABC -------------------------------------------------------
 
     async def update_context(self, model_context: ChatCompletionContext) -> UpdateContextResult:
         """Append the memory to ``model_context`` exactly as ListMemory does (nothing if empty)."""
-        async with self._client.asession() as engine:
-            items = self._contents(engine)
+        async with self._store.asession() as engine:
+            self._mirror.sync(engine)
+            items = self._items()
+        injected = items.ordered
         if self._config.max_injected is not None:
-            items = items[-self._config.max_injected :]
-        if items:
-            text = render_memory_context(items)
+            injected = injected[-self._config.max_injected :]
+        contents = [codec.fresh(item.content) for item in injected]
+        if contents:
+            text = self._context_text(items, contents)
             message: LLMMessage = (
                 SystemMessage(content=text)
                 if self._config.inject_as == "system"
                 else UserMessage(content=text, source=message_source(self._name))
             )
             await model_context.add_message(message)
-        return UpdateContextResult(memories=MemoryQueryResult(results=items))
+        return UpdateContextResult(memories=MemoryQueryResult(results=contents))
 
     async def query(
         self,
@@ -195,8 +200,10 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         return await _cancellable(cancellation_token, self._query())
 
     async def _query(self) -> MemoryQueryResult:
-        async with self._client.asession() as engine:
-            return MemoryQueryResult(results=self._contents(engine))
+        async with self._store.asession() as engine:
+            self._mirror.sync(engine)
+            items = self._items()
+        return MemoryQueryResult(results=[codec.fresh(item.content) for item in items.ordered])
 
     async def add(
         self, content: MemoryContent, cancellation_token: CancellationToken | None = None
@@ -241,7 +248,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
 
     async def close(self) -> None:
         """Release this object's claim on the store; idempotent, destroys nothing."""
-        self._client.close()
+        self._store.close()
 
     # --- ListMemory's content property ---------------------------------------
 
@@ -252,39 +259,41 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         The list is a snapshot that refuses in-place changes (``append`` raises,
         pointing at :meth:`add`); assigning ``content`` replaces every item.
         """
-        with self._client.session() as engine:
-            return ContentSnapshot(self._contents(engine))
+        with self._store.session() as engine:
+            self._mirror.sync(engine)
+            items = self._items()
+        return ContentSnapshot(codec.fresh(item.content) for item in items.ordered)
 
     @content.setter
     def content(self, value: list[MemoryContent]) -> None:
         """Replace every item in one commit; the old items stay in history."""
         stored = [codec.encode(item) for item in value]
-        with self._client.session() as engine:
-            self._write(engine, stored, clear=True)
+        with self._store.write(self._mirror) as write:
+            written = self._stage(write, stored, clear=True)
+        self._take(write, written)
 
     # --- history --------------------------------------------------------------
 
     async def items(self) -> list[MemoryItem]:
         """Every item with its id (the id :meth:`why` takes), oldest first."""
-        async with self._client.asession() as engine:
+        async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            return [
-                MemoryItem(item.id, item.seq, codec.fresh(item.content))
-                for item in self._items().ordered
-            ]
+            items = self._items()
+        return [MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in items.ordered]
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
         """The commit that gave ``item_id`` its value as of ``at`` (default HEAD), and when."""
         if self._scope.sequence_of(item_id) is None:
             raise InvalidInputError(f"{item_id!r} is not an item id of memory {self._name!r}")
-        blame = await self._client.awalk(lambda engine: kit_history.origin(engine, item_id, at))
-        if not codec.is_item(blame.node.content):
+        blame = await self._store.awalk(lambda engine: kit_history.origin(engine, item_id, at))
+        content = codec.decode(blame.node.content)
+        if content is None:
             raise InvalidInputError(f"{item_id!r} does not hold a memory item")
         return ItemOrigin(
             item_id=item_id,
             commit=blame.commit,
             time=kit_history.from_ms(blame.time),
-            content=codec.decode(blame.node.content),
+            content=content,
             provenance=blame.provenance,
         )
 
@@ -305,10 +314,11 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             found = yield from kit_history.first_where(engine, holds)
             if found is None:
                 return None
-            (changes,) = yield from kit_history.changes_along(engine, [found])
+            yield
+            changes = kit_history.changes(engine, found.id)
             return MemoryCommit(**vars(found), changes=self._own(changes))
 
-        return await self._client.awalk(job)
+        return await self._store.awalk(job)
 
     async def history(self, limit: int | None = None) -> list[MemoryCommit]:
         """The commits that changed this memory, newest first (at most ``limit``).
@@ -316,7 +326,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         Follows the current branch's first-parent chain; a merge shows as the merge
         commit, with the changes it brought in.
         """
-        found, _ = await self._client.awalk(
+        found, _ = await self._store.awalk(
             lambda engine: kit_history.commits_changing(engine, self._owns_item, limit=limit)
         )
         return [MemoryCommit(**vars(record), changes=changes) for record, changes in found]
@@ -324,7 +334,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     async def query_at(self, commit: str) -> MemoryQueryResult:
         """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
         check_text(commit, "the commit")
-        async with self._client.asession() as engine:
+        async with self._store.asession() as engine:
             state = kit_history.state(engine, engine.resolve(commit))
             items = items_in(self._scope, state)
         return MemoryQueryResult(results=[codec.fresh(item.content) for item in items])
@@ -386,38 +396,66 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """The mirror's items in order, derived once per mirror version."""
         version = self._mirror.version
         if self._items_of is None or self._items_of[0] != version:
-            self._items_of = (version, Items.of(self._mirror.values))
+            self._items_of = (version, Items.of(self._mirror.values.values()))
         return self._items_of[1]
 
-    def _contents(self, engine: mnem.Store) -> list[MemoryContent]:
-        """The current items' contents as fresh objects, oldest first."""
-        self._mirror.sync(engine)
-        return [codec.fresh(item.content) for item in self._items().ordered]
+    def _context_text(self, items: Items, contents: list[MemoryContent]) -> str:
+        """:func:`render_memory_context` of ``contents`` (the items injected), once per version."""
+        if self._context_of is None or self._context_of[0] is not items:
+            self._context_of = (items, render_memory_context(contents))
+        return self._context_of[1]
 
     async def _commit(self, adds: list[dict[str, Any]], *, clear: bool) -> None:
-        async with self._client.asession() as engine:
-            self._write(engine, adds, clear=clear)
+        async with self._store.awrite(self._mirror) as write:
+            written = self._stage(write, adds, clear=clear)
+        self._take(write, written)
 
-    def _write(self, engine: mnem.Store, adds: list[dict[str, Any]], *, clear: bool) -> None:
-        """One commit: optionally tombstone every item, then add ``adds`` in order."""
-        with write(engine, author=self._config.author, mirror=self._mirror) as tx:
-            items = self._items()
-            cleared = items.ordered if clear else []
-            if cleared:
-                mark = self._mirror.values.get(self._scope.sequence_id)
-                if mark != Mark(items.high):
-                    tx.add(self._scope.sequence_id, items.high)
-                for item in cleared:
-                    tx.remove(item.id)
-            added = [self._scope.sequence_item_id(items.high + n) for n in range(1, len(adds) + 1)]
-            for node_id, stored in zip(added, adds, strict=True):
-                tx.add(node_id, stored)
-            if cleared:
-                tx.message = f"clear {self._name!r} ({len(cleared)} item(s))" + (
-                    f", then add {len(added)}" if added else ""
-                )
-            else:
-                tx.message = describe("add", added)
+    def _stage(self, write: Write, adds: list[dict[str, Any]], *, clear: bool) -> _Written:
+        """Stage one commit: optionally tombstone every item, then add ``adds`` in order."""
+        items = self._items()
+        cleared = items.ordered if clear else []
+        if cleared:
+            mark = self._mirror.values.get(self._scope.sequence_id)
+            if mark != Mark(items.high):
+                write.add(self._scope.sequence_id, items.high)
+            for item in cleared:
+                write.remove(item.id)
+        added = [self._scope.sequence_item_id(items.high + n) for n in range(1, len(adds) + 1)]
+        for node_id, stored in zip(added, adds, strict=True):
+            write.add(node_id, stored)
+        if cleared:
+            write.message = f"clear {self._name!r} ({len(cleared)} item(s))" + (
+                f", then add {len(added)}" if added else ""
+            )
+        else:
+            write.message = describe("add", added)
+        return _Written(items, self._mirror.version, bool(cleared), added)
+
+    def _take(self, write: Write, written: _Written) -> None:
+        """Derive the items after this memory's own write from the ones before it, not afresh."""
+        mirror = self._mirror
+        committed = write.committed
+        if committed is None or mirror.commit != committed.commit:
+            return
+        if mirror.version != written.version + 1:
+            return
+        added: list[MemoryItem] = []
+        for node_id in written.added:
+            entry = mirror.values[node_id]
+            if not isinstance(entry, MemoryItem):
+                return
+            added.append(entry)
+        self._items_of = (mirror.version, written.items.after(written.cleared, added))
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What :meth:`MnemosyneMemory._stage` staged, on top of which items and mirror version."""
+
+    items: Items
+    version: int
+    cleared: bool
+    added: list[str]
 
 
 async def _cancellable(token: CancellationToken | None, work: Coroutine[Any, Any, T]) -> T:

@@ -15,7 +15,6 @@ from typing import Any
 import mnem
 
 from mnem_adapter_kit import Scope
-from mnem_adapter_kit.ids import SEQUENCE_KEY, parse
 from mnem_adapter_kit.view import Reading
 
 FORMAT = "mnem-autogen/1"
@@ -24,14 +23,14 @@ KINDS = ("str", "bytes", "dict", "image")
 
 def read(node: mnem.MemoryNode) -> Reading | None:
     """An AutoGen memory item (or a memory's sequence mark); ``None`` for any other node."""
-    parsed = parse(node.id)
+    parsed = Scope.parse(node.id)
     if parsed is None:
         return None
     scope, key = parsed
     if scope.family is not None or len(scope.parts) != 1:
         return None
     name = scope.parts[0]
-    if key == SEQUENCE_KEY and node.id == scope.sequence_id:
+    if node.id == scope.sequence_id:
         if not isinstance(node.content, int) or isinstance(node.content, bool):
             return None
         return Reading((name,), key, f"{name} (sequence mark)", node.content, internal=True)
