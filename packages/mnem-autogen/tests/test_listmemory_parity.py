@@ -86,6 +86,33 @@ async def test_the_callers_objects_are_never_mutated(memory: MnemosyneMemory) ->
     assert (await memory.query()).results[2].metadata["source"] == "crm"  # type: ignore[index]
 
 
+async def test_what_every_read_hands_out_can_be_changed_without_touching_the_memory(
+    memory: MnemosyneMemory,
+) -> None:
+    nested = {"tags": ["a", {"deep": [1, 2]}], "n": 1}
+    await memory.add(MemoryContent(content="text", mime_type="text/plain", metadata=nested))
+    await memory.add(MemoryContent(content=copy.deepcopy(nested), mime_type="application/json"))
+    before = (await memory.query()).results
+    context = UnboundedChatCompletionContext()
+    for read in [
+        (await memory.query()).results,
+        (await memory.update_context(context)).memories.results,
+        [item.content for item in await memory.items()],
+        memory.content,
+    ]:
+        text, structured = read
+        text.content = "replaced"
+        text.mime_type = "text/html"
+        text.metadata["tags"][1]["deep"].append(3)  # type: ignore[index]
+        structured.content["tags"].append("b")  # type: ignore[union-attr]
+        structured.metadata = {"new": True}
+        assert text.model_fields_set == {"content", "mime_type", "metadata"}
+    after = (await memory.query()).results
+    assert after == before
+    assert after[0].model_fields_set == before[0].model_fields_set
+    assert after[0].metadata == nested
+
+
 async def test_injecting_as_a_user_message_keeps_the_same_text(store: Path) -> None:
     memory = MnemosyneMemory(store_path=store, inject_as="user")
     await memory.add(

@@ -25,7 +25,7 @@ from urllib.parse import quote
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
-from mnem_adapter_kit import ERROR_CLASSES, ClosedError, InvalidInputError
+from mnem_adapter_kit.errors import ERROR_CLASSES, ClosedError, InvalidInputError
 from mnem_adapter_kit.testing.harness import AdapterHarness
 from mnem_mcp import MnemServer, StoreSettings, build_server
 

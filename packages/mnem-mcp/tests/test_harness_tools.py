@@ -10,7 +10,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from mnem_adapter_kit import attach
+from mnem_adapter_kit import open_store
 from mnem_adapter_kit.testing.stores import commit_count
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ async def test_a_write_on_a_detached_head_is_invalid_ref_and_commits_nothing(
 ) -> None:
     async with connect() as session:
         commit = (await session.ok("remember", node_id="a", content=1))["commit"]["commit"]
-        client = attach(store)
+        client = open_store(store, author="test")
         with client.session() as lease:
             lease.checkout(commit)
         client.close()

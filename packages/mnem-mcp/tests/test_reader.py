@@ -6,7 +6,7 @@ import mnem
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnem_adapter_kit import InvalidInputError
+from mnem_adapter_kit.errors import InvalidInputError
 from mnem_mcp import reader
 from mnem_mcp.values import check_node_id
 

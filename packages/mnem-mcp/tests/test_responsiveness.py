@@ -28,8 +28,7 @@ import mnem
 import pytest
 from mcp import Client, StdioServerParameters
 
-from mnem_adapter_kit.testing.stores import long_history
-from mnem_adapter_kit.waiting import WaitSignal
+from mnem_adapter_kit.testing.stores import long_history, waiting_elsewhere
 
 COMMITS = 3_000
 NO_STORE_BUDGET = 0.100
@@ -119,20 +118,15 @@ async def test_a_cancelled_when_did_stops_and_lets_the_store_go(history_store: P
         assert not store_is_free(history_store), "the walk should hold the store while it runs"
         # Wait as another adapter process would: an idle holder lets go within
         # 50 ms of that signal, while without it, it lingers a second by design.
-        waiting = WaitSignal(str(history_store))
-        waiting.start_waiting()
-        walk.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await walk
-        cancelled = time.monotonic()
-        try:
+        with waiting_elsewhere(history_store) as still_waiting:
+            walk.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await walk
+            cancelled = time.monotonic()
             while not store_is_free(history_store):
                 assert time.monotonic() - cancelled < 0.5, "the walk went on after its cancellation"
-                waiting.start_waiting()
+                still_waiting()
                 await asyncio.sleep(0.01)
-        finally:
-            waiting.stop_waiting()
-            waiting.close()
         freed = time.monotonic() - cancelled
         after = await client.call_tool("recall", {"node_id": "anchor"})
     assert not after.is_error

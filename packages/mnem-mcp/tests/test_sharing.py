@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from mnem_adapter_kit.handles import is_held
-from mnem_adapter_kit.testing.stores import commit_count
+from mnem_adapter_kit.testing.stores import commit_count, is_held
 from mnem_mcp.cli import main
 
 if TYPE_CHECKING:

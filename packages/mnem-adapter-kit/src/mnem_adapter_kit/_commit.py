@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
@@ -33,6 +34,7 @@ from . import _record
 from ._ids import is_scope_id, parse
 from ._paths import STORE_DIR
 from .errors import StoreError
+from .history import CommitRecord
 
 JOURNAL_NAME = "adapter-write.pending"
 MESSAGE_NAMES = 5
@@ -58,6 +60,8 @@ class Committed:
     parent: str | None
     added: Mapping[str, mnem.MemoryNode]
     removed: tuple[str, ...]
+    record: CommitRecord
+    """The commit as history shows it (its time, author and message)."""
 
 
 class _Journal:
@@ -173,8 +177,11 @@ class Write:
         if message is None:
             verb = "write" if self._added and self._removed else "add" if self._added else "remove"
             message = describe(verb, [*self._added, *self._removed])
-        commit: str = self._stage("commit", message, author=author)
-        self.committed = Committed(commit, self.parent, self._added, tuple(self._removed))
+        time_ms = time.time_ns() // 1_000_000
+        commit: str = self._stage("commit", message, author=author, time_ms=time_ms)
+        parents = () if self.parent is None else (self.parent,)
+        record = CommitRecord(commit, parents, time_ms, author, message)
+        self.committed = Committed(commit, self.parent, self._added, tuple(self._removed), record)
         if recordable and not self._added.keys() & set(self._removed):
             _record.append(self._root, commit, self.parent, self._added, self._removed)
         return self.committed

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from mnem_adapter_kit import StoreError
-from mnem_adapter_kit.locations import STORE_ENV, default_store_path
+from mnem_adapter_kit import default_store_path
+from mnem_adapter_kit.errors import StoreError
 
 from . import __version__
 from .http_transport import DEFAULT_PORT, TOKEN_ENV, HttpSettings, HttpSetupError, serve_http
@@ -33,7 +33,7 @@ def parser() -> argparse.ArgumentParser:
         "--store",
         metavar="PATH",
         help=(
-            f"the directory holding the store's .mnem (default: ${STORE_ENV}, "
+            "the directory holding the store's .mnem (default: $MNEM_STORE, "
             f"else {default_store_path()})"
         ),
     )

@@ -11,7 +11,7 @@ TypeScript SDK (the MCP Inspector among them) check structured content against
 the tool's output schema even on an error result, and turn a coded tool error
 into a protocol error that hides the code.
 
-Codes are the adapters' store taxonomy (:data:`mnem_adapter_kit.ERROR_CODES`)
+Codes are the adapters' store taxonomy (:data:`mnem_adapter_kit.errors.ERROR_CODES`)
 plus three of the server's own: ``invalid_input`` (arguments the schema or the
 store's exactness rules refuse; nothing was written), ``unknown_tool`` (sent as
 a JSON-RPC ``-32602`` error, not a tool result) and ``internal`` (a defect in
@@ -30,7 +30,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
-from mnem_adapter_kit import ErrorCode, InvalidInputError, StoreError
+from mnem_adapter_kit.errors import ErrorCode, InvalidInputError, StoreError
 
 Code = Literal[ErrorCode, "invalid_input", "unknown_tool", "internal"]
 

@@ -1,14 +1,14 @@
 """The store operations behind the tools and resources.
 
-Everything reaches the engine through the kit: :func:`mnem_adapter_kit.attach`
-gives a claim that opens the store on demand, lets its lock go when idle or
-when another process (another ``mnem-mcp`` among them) waits, and waits a
-bounded time before ``busy``. Every write is one :func:`~mnem_adapter_kit.write`
-block. Reads of the current state go through a
-:class:`~mnem_adapter_kit.ScopeMirror` over the whole store, so repeated reads
-cost nothing until HEAD moves and then only the difference. History tools are
-walks (:mod:`mnem_adapter_kit.history`): they pause between engine reads, so
-other requests get the store and a cancelled request stops.
+Everything reaches the engine through the kit: :func:`mnem_adapter_kit.open_store`
+gives a store that opens on demand, lets its lock go when idle or when another
+process (another ``mnem-mcp`` among them) waits, and waits a bounded time before
+``busy``. Every write is one :meth:`~mnem_adapter_kit.Store.awrite` block. Reads
+of the current state go through a :class:`~mnem_adapter_kit.Mirror` over the
+whole store, so repeated reads cost nothing until HEAD moves and then only the
+difference. History tools are walks (:mod:`mnem_adapter_kit.history`): they
+pause between engine reads, so other requests get the store and a cancelled
+request stops.
 """
 
 from __future__ import annotations
@@ -17,26 +17,16 @@ import bisect
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import mnem
 
-from mnem_adapter_kit import (
-    BusyError,
-    CommitRecord,
-    InvalidInputError,
-    InvalidRefError,
-    ScopeMirror,
-    Transaction,
-    attach,
-    describe,
-    write,
-)
+from mnem_adapter_kit import Committed, Mirror, check_text, describe, open_store
 from mnem_adapter_kit import history as kit_history
-from mnem_adapter_kit.payloads import check_text
-from mnem_adapter_kit.writes import branch_of, clear_abandoned_staging
+from mnem_adapter_kit.errors import BusyError, InvalidInputError, InvalidRefError
+from mnem_adapter_kit.history import CommitRecord, branch_of
 
 from .models import (
     BranchState,
@@ -91,13 +81,14 @@ class MemoryService:
 
     def __init__(self, settings: StoreSettings) -> None:
         self.settings = settings
-        self._client = attach(
+        self._store = open_store(
             settings.path,
+            author=settings.author,
             create=settings.create,
             busy_timeout=settings.busy_timeout,
             owner=self,
         )
-        self._mirror: ScopeMirror[mnem.MemoryNode] = ScopeMirror(_everything, _as_is)
+        self._mirror: Mirror[mnem.MemoryNode] = Mirror(_everything, _as_is)
         self._diffs: OrderedDict[tuple[str | None, str | None], tuple[_NodeDiff, ...]] = (
             OrderedDict()
         )
@@ -105,11 +96,11 @@ class MemoryService:
     @property
     def root(self) -> str:
         """The absolute directory whose ``.mnem`` this server serves."""
-        return self._client.root
+        return self._store.root
 
     def close(self) -> None:
         """Give up the claim on the store; its lock goes with the last claim."""
-        self._client.close()
+        self._store.close()
 
     def check(self) -> None:
         """Open the store now (creating it unless told not to), so a bad path fails at startup.
@@ -119,7 +110,12 @@ class MemoryService:
         A store that another process holds right now exists and is in use, so
         it passes without waiting. Raises the store error otherwise.
         """
-        probe = attach(self.settings.path, create=self.settings.create, busy_timeout=0)
+        probe = open_store(
+            self.settings.path,
+            author=self.settings.author,
+            create=self.settings.create,
+            busy_timeout=0,
+        )
         try:
             with probe.session() as engine:
                 kit_history.chain(engine)
@@ -142,33 +138,35 @@ class MemoryService:
             check_content(node.content, f"the content of {node.node_id!r}")
             self._check_provenance(node)
         _check_message(message)
-        async with self._client.asession() as engine:
-            with write(engine, author=self.settings.author, mirror=self._mirror) as tx:
-                for node in nodes:
-                    tx.add(
-                        node.node_id,
-                        node.content,
-                        provenance=node.provenance.to_engine() if node.provenance else None,
-                        event_time=node.event_time,
-                    )
-                    if holds_float(node.content):
-                        _check_kept(engine, node)
-                tx.message = message or describe(verb, [node.node_id for node in nodes])
-            return self._written(engine, tx)
+        async with self._store.awrite(self._mirror) as w:
+            current = self._mirror.values
+            before = {node.node_id: current.get(node.node_id) for node in nodes}
+            for node in nodes:
+                w.add(
+                    node.node_id,
+                    node.content,
+                    provenance=node.provenance.to_engine() if node.provenance else None,
+                    event_time=node.event_time,
+                )
+                if holds_float(node.content):
+                    _check_kept(w.engine, node)
+            w.message = message or describe(verb, [node.node_id for node in nodes])
+        assert w.committed is not None, "every write stages at least one change"
+        return self._written(w.committed, _changes(before, w.committed))
 
     async def forget(self, node_id: str, message: str | None) -> Written:
         """Remove ``node_id`` from memory as one commit; its history stays."""
         self._writable(node_id)
         _check_message(message)
-        async with self._client.asession() as engine:
-            if node_id not in self._mirror.sync(engine):
+        async with self._store.awrite(self._mirror) as w:
+            if node_id not in self._mirror.values:
                 raise InvalidRefError(
                     f"there is no node {node_id!r} in memory to forget", store_path=self.root
                 )
-            with write(engine, author=self.settings.author, mirror=self._mirror) as tx:
-                tx.remove(node_id)
-                tx.message = message or f"forget {node_id}"
-            return self._written(engine, tx)
+            w.remove(node_id)
+            w.message = message or f"forget {node_id}"
+        assert w.committed is not None, "every write stages at least one change"
+        return self._written(w.committed, {node_id: "removed"})
 
     def _writable(self, node_id: str) -> None:
         check_node_id(node_id, allow_adapter_ids=self.settings.allow_adapter_ids)
@@ -182,12 +180,9 @@ class MemoryService:
                 check_text(value, f"provenance.{field} of {node.node_id!r}")
 
     @staticmethod
-    def _written(engine: mnem.Store, tx: Transaction) -> Written:
-        assert tx.commit is not None, "every write stages at least one change"
-        (record,) = kit_history.chain(engine)[:1]
-        return Written(
-            commit=CommitInfo.of(record), changes=dict(kit_history.changes(engine, tx.commit))
-        )
+    def _written(committed: Committed, changes: dict[str, ChangeKind]) -> Written:
+        """The commit a write made and what it changed."""
+        return Written(commit=CommitInfo.of(committed.record), changes=changes)
 
     # --- reads ----------------------------------------------------------------
 
@@ -205,8 +200,8 @@ class MemoryService:
         if at is not None:
             _ref(at, "at")
         position = _position(cursor, tool, {"at": at, "prefix": prefix})
-        async with self._client.asession() as engine:
-            commit, state, branch = self._snapshot(engine, at, position.get("commit"))
+        async with self._store.asession() as engine:
+            commit, state, ids, branch = self._snapshot(engine, at, position.get("commit"))
         if node_id is not None:
             found = state.get(node_id)
             nodes = [] if found is None else [Node.of(found)]
@@ -218,7 +213,7 @@ class MemoryService:
                 truncated=False,
                 next_cursor=None,
             )
-        chosen = sorted(key for key in state if prefix is None or key.startswith(prefix))
+        chosen = [key for key in ids if prefix is None or key.startswith(prefix)]
         return _node_page(
             tool, {"at": at, "prefix": prefix}, position, commit, branch, state, chosen, limit
         )
@@ -235,20 +230,20 @@ class MemoryService:
         check_text(text, "the query")
         query = {"query": text, "prefix": prefix}
         position = _position(cursor, "search", query)
-        async with self._client.asession() as engine:
-            commit, state, branch = self._snapshot(engine, None, position.get("commit"))
+        async with self._store.asession() as engine:
+            commit, state, ids, branch = self._snapshot(engine, None, position.get("commit"))
         needle = text.casefold()
-        chosen = sorted(
+        chosen = [
             key
-            for key, node in state.items()
-            if (prefix is None or key.startswith(prefix)) and _mentions(node, needle)
-        )
+            for key in ids
+            if (prefix is None or key.startswith(prefix)) and _mentions(state[key], needle)
+        ]
         return _node_page("search", query, position, commit, branch, state, chosen, limit)
 
     def _snapshot(
         self, engine: mnem.Store, at: str | None, pinned: Any
-    ) -> tuple[str | None, Mapping[str, mnem.MemoryNode], str | None]:
-        """The commit to read, every node as of it, and the branch when it is the current state."""
+    ) -> tuple[str | None, Mapping[str, mnem.MemoryNode], Iterable[str], str | None]:
+        """The commit to read, its nodes, their ids in order, and the branch if it is current."""
         head = engine.head_commit()
         branch = branch_of(engine) if at is None else None
         if isinstance(pinned, str):
@@ -258,9 +253,11 @@ class MemoryService:
         else:
             commit = engine.resolve(at)
         if at is None and commit == head:
-            return commit, self._mirror.sync(engine), branch
+            current = self._mirror.sync(engine)
+            return commit, current, current.keys(), branch
         assert commit is not None
-        return commit, kit_history.state(engine, commit), branch
+        past = kit_history.state(engine, commit)
+        return commit, past, sorted(past), branch
 
     async def history(self, node_id: str | None, limit: int, cursor: str | None = None) -> History:
         """A page of this branch's commits, newest first; only those changing ``node_id`` if given."""
@@ -271,17 +268,18 @@ class MemoryService:
         def job(
             engine: mnem.Store,
         ) -> kit_history.Walk[tuple[list[tuple[CommitRecord, dict[str, ChangeKind]]], bool]]:
-            records = yield from kit_history.chain_of(engine)
-            if after is not None and all(entry.id != after for entry in records):
+            found = yield from kit_history.commits_changing(
+                engine, wanted, limit=limit, after=after
+            )
+            chain = kit_history.chain(engine)  # read by the walk above: no engine call
+            if after is not None and all(entry.id != after for entry in chain):
                 raise InvalidInputError(
                     "the cursor's commit is no longer in this branch's history (the branch was "
                     "switched); leave 'cursor' out to start from the newest commit"
                 )
-            return (
-                yield from kit_history.commits_changing(engine, wanted, limit=limit, after=after)
-            )
+            return found
 
-        found, more = await self._client.awalk(job)
+        found, more = await self._store.awalk(job)
         commits = [
             CommitChanges(commit=CommitInfo.of(record), changes=dict(changes))
             for record, changes in found
@@ -313,7 +311,7 @@ class MemoryService:
             blame = yield from kit_history.origin(engine, node_id, at)
             return blame, self._commit_info(engine, blame.commit)
 
-        blame, info = await self._client.awalk(job)
+        blame, info = await self._store.awalk(job)
         return Why(
             node=Node.of(blame.node),
             commit=info,
@@ -342,7 +340,7 @@ class MemoryService:
                 return node is None
             return node is not None and canonical(node.content) == wanted
 
-        found = await self._client.awalk(
+        found = await self._store.awalk(
             lambda engine: kit_history.since_when(engine, node_id, holds)
         )
         if found is None:
@@ -360,7 +358,7 @@ class MemoryService:
             _ref(since, "since")
         query = {"since": since}
         position = _position(cursor, "whats_new", query)
-        async with self._client.asession() as engine:
+        async with self._store.asession() as engine:
             if "head" in position:
                 head, base = position["head"], position["base"]
             else:
@@ -433,7 +431,7 @@ class MemoryService:
     async def commit(self, ref: str) -> CommitChanges:
         """A commit (any commit-ish) and what it changed against its first parent."""
         _ref(ref, "the commit")
-        async with self._client.asession() as engine:
+        async with self._store.asession() as engine:
             commit = engine.resolve(ref)
             return CommitChanges(
                 commit=self._commit_info(engine, commit),
@@ -447,20 +445,19 @@ class MemoryService:
         _ref(name, "the branch name")
         if start is not None:
             _ref(start, "start")
-        async with self._client.asession() as engine:
+        async with self._store.asession() as engine:
             engine.new_branch(name, start=start)
             return _branch_state(engine)
 
     async def switch(self, name: str) -> BranchState:
         """Move HEAD to branch ``name``; a commit id is refused, so writes always land on a branch."""
         _ref(name, "the branch name")
-        async with self._client.asession() as engine:
+        async with self._store.asession() as engine:
             if name not in dict(engine.branches()):
                 raise InvalidRefError(
                     f"there is no branch {name!r}; 'recall_at' reads any commit without switching",
                     store_path=self.root,
                 )
-            clear_abandoned_staging(engine)
             engine.checkout(name)
             return _branch_state(engine)
 
@@ -483,12 +480,11 @@ class MemoryService:
                 picks[node_id] = mnem.MemoryNode(id=node_id, content=pick.content)
             else:
                 picks[node_id] = pick
-        async with self._client.asession() as engine:
+        async with self._store.asession() as engine:
             if branch_of(engine) is None:
                 raise InvalidRefError(
                     "HEAD is detached; switch to a branch first", store_path=self.root
                 )
-            clear_abandoned_staging(engine)
             result = engine.merge(
                 source,
                 resolutions=picks or None,
@@ -530,6 +526,34 @@ def _check_kept(engine: mnem.Store, node: NewNode) -> None:
             f"{where}: the store does not keep this float exactly; "
             "round it to fewer digits or store the number as a string"
         )
+
+
+def _changes(
+    before: Mapping[str, mnem.MemoryNode | None], committed: Committed
+) -> dict[str, ChangeKind]:
+    """What a write that set ``committed.added`` changed, in id order, from each node before it.
+
+    The engine's own answer (its ``changed_by``) without scanning the store: a node set
+    to the value it had is no change.
+    """
+    changes: dict[str, ChangeKind] = {}
+    for node_id in sorted(committed.added):
+        old = before[node_id]
+        if old is None:
+            changes[node_id] = "added"
+        elif not _same(old, committed.added[node_id]):
+            changes[node_id] = "modified"
+    return changes
+
+
+def _same(old: mnem.MemoryNode, new: mnem.MemoryNode) -> bool:
+    """Whether the engine stores ``new`` as the value ``old`` already is."""
+    return (
+        canonical(old.content) == canonical(new.content)
+        and old.content_kind == new.content_kind
+        and old.provenance == new.provenance
+        and old.event_time == new.event_time
+    )
 
 
 def _check_message(message: str | None) -> None:

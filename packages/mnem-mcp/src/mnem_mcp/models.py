@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import mnem
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from mnem_adapter_kit import CommitRecord, from_ms
+from mnem_adapter_kit.history import CommitRecord, from_ms
 
 NodeId = Annotated[
     str,

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from mnem_adapter_kit import InvalidInputError
+from mnem_adapter_kit.errors import InvalidInputError
 
 T = TypeVar("T")
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import mnem
 
-from mnem_adapter_kit.ids import parse
+from mnem_adapter_kit import Scope
 from mnem_adapter_kit.view import Reading
 
 
 def read(node: mnem.MemoryNode) -> Reading | None:
     """A node as the model named it; ``None`` for ids of the adapters' scope form."""
-    if parse(node.id) is not None:
+    if Scope.parse(node.id) is not None:
         return None
     return Reading((), node.id, node.id, node.content)

@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mnem_adapter_kit import InvalidInputError, to_json_text
-from mnem_adapter_kit.ids import parse
-from mnem_adapter_kit.payloads import check_text
+from mnem_adapter_kit import Scope, check_text, to_json_text
+from mnem_adapter_kit.errors import InvalidInputError
 
 SMALLEST_INT = -(2**63)
 LARGEST_INT = 2**64 - 1
@@ -36,7 +35,7 @@ def check_node_id(node_id: str, *, allow_adapter_ids: bool) -> str:
     a model writing one by accident would corrupt that memory.
     """
     check_text(node_id, "a node id")
-    if not allow_adapter_ids and parse(node_id) is not None:
+    if not allow_adapter_ids and Scope.parse(node_id) is not None:
         raise InvalidInputError(
             f"the node id {node_id!r} has the form of an adapter memory's id ('scope:key'), "
             "which this server does not write; use an id without ':' (for example "

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from .. import _engine, history
 from .._engine import LINGER, SLICE
 from .._paths import STORE_DIR, store_root
 from .._store import open_store
+from .._waiting import WaitSignal
 
 __all__ = [
     "LINGER",
@@ -38,6 +39,7 @@ __all__ = [
     "long_history",
     "stage_foreign",
     "staging",
+    "waiting_elsewhere",
     "write_foreign",
 ]
 
@@ -55,6 +57,21 @@ def _lease(path: str | os.PathLike[str]) -> Iterator[mnem.Store]:
 def is_held(path: str | os.PathLike[str] | None) -> bool:
     """Whether this process holds the engine handle of the store at ``path`` right now."""
     return _engine.is_held(store_root(path))
+
+
+@contextmanager
+def waiting_elsewhere(path: str | os.PathLike[str]) -> Iterator[Callable[[], None]]:
+    """Signal, for the span of the block, that another process waits for the store at ``path``.
+
+    As a waiting adapter process does; the callable signals again, should a holder's
+    test of the signal have made the last try fail.
+    """
+    signal = WaitSignal(store_root(path))
+    signal.start_waiting()
+    try:
+        yield signal.start_waiting
+    finally:
+        signal.close()
 
 
 def commit_count(path: str | os.PathLike[str]) -> int:
