@@ -44,6 +44,11 @@ Stage = Callable[..., Any]
 """An engine call made on behalf of a write: ``stage("add", node_id, content, ...)``."""
 
 
+def now_ms() -> int:
+    """The time a commit is recorded at, in engine milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
 def describe(verb: str | None, names: Sequence[str]) -> str:
     """A commit message such as ``"add a, b, c, d, e and 3 more"`` (no verb if ``None``)."""
     shown = ", ".join(names[:MESSAGE_NAMES])
@@ -177,7 +182,7 @@ class Write:
         if message is None:
             verb = "write" if self._added and self._removed else "add" if self._added else "remove"
             message = describe(verb, [*self._added, *self._removed])
-        time_ms = time.time_ns() // 1_000_000
+        time_ms = now_ms()
         commit: str = self._stage("commit", message, author=author, time_ms=time_ms)
         parents = () if self.parent is None else (self.parent,)
         record = CommitRecord(commit, parents, time_ms, author, message)

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, TypeVar
 import mnem
 import pytest
 
+from .. import _commit
 from .._store import open_store
 from ..errors import (
     BusyError,
@@ -364,7 +365,9 @@ class AdapterContract:
         self, store: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         self._require("supports_history")
-        monkeypatch.setattr(mnem._sdk, "_now_ms", lambda: 1_767_225_600_000)
+        one_millisecond = 1_767_225_600_000
+        monkeypatch.setattr(mnem._sdk, "_now_ms", lambda: one_millisecond)
+        monkeypatch.setattr(_commit, "now_ms", lambda: one_millisecond)
         with self.opened(store) as adapter:
             for value in ["one", "two", "three", "four", "five"]:
                 self.harness.write(adapter, value)
