@@ -119,10 +119,12 @@ class Write:
     through :meth:`add` and :meth:`remove`, so the write knows what it commits).
     """
 
-    def __init__(self, engine: mnem.Store, stage: Stage, root: str) -> None:
+    def __init__(
+        self, engine: mnem.Store, stage: Stage, root: str, record: _record.Appender
+    ) -> None:
         self.engine = engine
         self._stage = stage
-        self._root = root
+        self._record = record
         self._journal = _Journal(root)
         self.parent: str | None = engine.head_commit()
         """The commit the write builds on (None on an empty store)."""
@@ -188,7 +190,7 @@ class Write:
         record = CommitRecord(commit, parents, time_ms, author, message)
         self.committed = Committed(commit, self.parent, self._added, tuple(self._removed), record)
         if recordable and not self._added.keys() & set(self._removed):
-            _record.append(self._root, commit, self.parent, self._added, self._removed)
+            self._record.append(commit, self.parent, self._added, self._removed)
         return self.committed
 
     def _rollback(self) -> bool:

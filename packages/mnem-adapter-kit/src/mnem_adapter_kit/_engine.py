@@ -47,6 +47,7 @@ import mnem
 
 from ._commit import clear_abandoned_staging
 from ._opening import open_engine
+from ._record import Appender
 from ._turns import Turns
 from ._waiting import WaitSignal
 from .errors import (
@@ -207,6 +208,8 @@ class Handle:
         self.clients = 0
         self.turns = Turns()
         self.signal = WaitSignal(root)
+        self.record = Appender(root)
+        """Where this handle's writes append the change record (open while the handle is)."""
         self.engine: mnem.Store | None = None
         self.head_commit: Any = _UNKNOWN
         self.head: Any = _UNKNOWN
@@ -411,6 +414,7 @@ class Handle:
     def _drop(self) -> None:
         engine, self.engine = self.engine, None
         self.forget_head()
+        self.record.close()
         watch = observer if engine is not None else None
         started = time.perf_counter_ns()
         del engine  # the last reference: the engine closes the file and unlocks it here
@@ -535,6 +539,7 @@ def _after_fork_in_child() -> None:
         handle._foreign_since = None
         handle.turns = Turns()
         handle.signal.forget_after_fork()
+        handle.record.close()
 
 
 if hasattr(os, "register_at_fork"):

@@ -92,30 +92,48 @@ def fingerprint(node: mnem.MemoryNode) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def append(
-    root: str | os.PathLike[str],
-    commit: str,
-    parent: str | None,
-    staged: Mapping[str, mnem.MemoryNode],
-    removed: Sequence[str],
-) -> None:
-    """Add ``commit``'s line. Best effort: a line that cannot be written is only a slower read."""
-    line = {
-        "commit": commit,
-        "parent": parent,
-        "set": [_node_json(node) for node in staged.values()],
-        "removed": list(removed),
-    }
-    text = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
-    with contextlib.suppress(OSError):
-        fd = os.open(path_of(root), os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        try:
-            end = os.fstat(fd).st_size
-            if end and os.pread(fd, 1, end - 1) != b"\n":
-                text = "\n" + text
-            os.write(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
+class Appender:
+    """Adds lines to one store's record, through a descriptor kept while the handle is open.
+
+    Best effort: a line that cannot be written is only a slower read. The first line
+    of an opening starts on a line of its own if a killed writer left a torn one;
+    after that, only this process appends (it holds the store).
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self._path = path_of(root)
+        self._fd: int | None = None
+
+    def append(
+        self,
+        commit: str,
+        parent: str | None,
+        staged: Mapping[str, mnem.MemoryNode],
+        removed: Sequence[str],
+    ) -> None:
+        """Add ``commit``'s line."""
+        line = {
+            "commit": commit,
+            "parent": parent,
+            "set": [_node_json(node) for node in staged.values()],
+            "removed": list(removed),
+        }
+        text = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
+        with contextlib.suppress(OSError):
+            if self._fd is None:
+                flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+                self._fd = os.open(self._path, flags, 0o666)
+                end = os.fstat(self._fd).st_size
+                if end and os.pread(self._fd, 1, end - 1) != b"\n":
+                    text = "\n" + text
+            os.write(self._fd, text.encode("utf-8"))
+
+    def close(self) -> None:
+        """Let the descriptor go (the handle closed, or a forked child forgets the parent's)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def read(root: str | os.PathLike[str]) -> dict[str, Line]:

@@ -374,7 +374,7 @@ class _WriteSection(_Section):
                 )
             if self._mirror is not None:
                 self._mirror.sync(engine)
-            self._write = Write(engine, engine._stage, handle.root)
+            self._write = Write(engine, engine._stage, handle.root, handle.record)
         except BaseException as exc:
             self._end(exc, raise_it=True)
             raise
