@@ -1,75 +1,48 @@
-"""What every benchmark script shares: timing, statistics, scratch stores, JSON and report records.
+"""What every benchmark shares: interleaved timing, statistics, the kit's observer, stores, results.
 
-A subject and its reference are timed in the same rounds (:func:`interleave`) and reported as
-ratios of medians, so machine noise hits both alike. Stores are built once per run on a RAM
-disk and copied to the on-disk work directory before anything is timed.
+A subject and its anchor are timed in the same rounds, in rotating order (:func:`interleave`),
+and reported as ratios of medians, so machine noise hits both alike. Stores are built once per
+run on a RAM disk and copied to the on-disk work directory for each subject, so every subject
+starts from the same bytes and every timed commit really fsyncs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import datetime
 import gc
 import importlib.metadata
+import inspect
 import json
 import os
 import platform
 import pstats
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import mnem
 
+from mnem_adapter_kit.testing.observe import observe
+
 BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
 RESULTS = BENCH_DIR / "results"
-SCRIPTS = ("concurrency", "layout", "history", "autogen", "langgraph", "mcp")  # bench_<name>.py
-PACKAGES = (
-    "mnem-agents",
-    "mnem-adapter-kit",
-    "mnem-autogen",
-    "mnem-langgraph",
-    "mnem-mcp",
-    "autogen-core",
-    "autogen-agentchat",
-    "autogen-ext",
-    "langgraph",
-    "langgraph-checkpoint",
-    "langgraph-checkpoint-sqlite",
-    "mcp",
-    "matplotlib",
-)
+SCRIPTS = ("autogen", "langgraph", "mcp", "concurrency", "history")  # bench_<name>.py
+FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "matplotlib"}  # whose versions a result names
 
 Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
-
-
-# --- command line, machine and output ----------------------------------------------------
-
-
-def parser(description: str, out: Path = RESULTS, workdir: bool = True) -> argparse.ArgumentParser:
-    """``--smoke``, ``--out`` (default ``out``) and, with ``workdir``, ``--workdir``."""
-    args = argparse.ArgumentParser(description=description)
-    args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
-    args.add_argument("--out", type=Path, default=out, help="where the JSON result goes")
-    if workdir:
-        args.add_argument(
-            "--workdir",
-            type=Path,
-            default=BENCH_DIR / ".work",
-            help="on-disk directory for the stores under test (emptied after the run)",
-        )
-    return args
 
 
 def progress(message: str) -> None:
@@ -78,266 +51,53 @@ def progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')} {script}] {message}", file=sys.stderr, flush=True)
 
 
-def versions(names: Iterable[str]) -> dict[str, str | None]:
-    """The installed version of each distribution (``None`` when it is not installed)."""
-    found: dict[str, str | None] = {}
-    for name in names:
-        try:
-            found[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found[name] = None
-    return found
-
-
-def git(*args: str) -> str:
-    """What ``git ARGS`` prints in the repository ("" if git fails or is missing)."""
-    try:
-        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
-    except OSError:
-        return ""
-    return done.stdout.strip()
-
-
-def load_average() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
 def machine() -> dict[str, Any]:
     """What the figures were measured on: CPUs, load, Python, packages, commit, date."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=BENCH_DIR, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    found = ((d.metadata["Name"], d.version) for d in importlib.metadata.distributions())
+    packages = dict(sorted((name, v) for name, v in found if name.split("-")[0] in FAMILIES))
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_count": os.cpu_count(),
-        "load_average": load_average(),
+        "load_average": os.getloadavg()[0],
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "packages": versions(PACKAGES),
-        "git": {
-            "commit": git("rev-parse", "HEAD") or None,
-            "packages_dirty": bool(git("status", "--porcelain", "--", "packages")),
-        },
+        "packages": packages,
+        "commit": git("rev-parse", "HEAD")[:12],
+        "packages_dirty": bool(git("status", "--porcelain", "--", "../packages")),
     }
-
-
-class LoadSampler:
-    """The 1-minute load average, sampled every few seconds while a script runs."""
-
-    def __init__(self, every: float = 5.0) -> None:
-        self._samples = [os.getloadavg()[0]]
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
-        self._thread.start()
-
-    def _run(self, every: float) -> None:
-        while not self._stop.wait(every):
-            self._samples.append(os.getloadavg()[0])
-
-    def stop(self) -> dict[str, float]:
-        self._stop.set()
-        self._thread.join()
-        found = self._samples
-        return {
-            "min": round(min(found), 2),
-            "mean": round(sum(found) / len(found), 2),
-            "max": round(max(found), 2),
-            "samples": len(found),
-        }
-
-
-def write_json(path: Path, result: dict[str, Any], **options: Any) -> Path:
-    """``result`` as JSON at ``path`` (``options`` go to :func:`json.dumps`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, **options) + "\n", encoding="utf-8")
-    return path
-
-
-# --- statistics ----------------------------------------------------------------------------
-
-
-def percentile(sorted_ns: list[int], q: float) -> float:
-    """The ``q``-quantile (0..1) of sorted samples, linearly interpolated."""
-    if len(sorted_ns) == 1:
-        return float(sorted_ns[0])
-    pos = q * (len(sorted_ns) - 1)
-    low = int(pos)
-    high = min(low + 1, len(sorted_ns) - 1)
-    return sorted_ns[low] + (sorted_ns[high] - sorted_ns[low]) * (pos - low)
 
 
 def summary(samples_ns: Iterable[int]) -> dict[str, float]:
-    """Count, and median, p99, mean and min in ms."""
-    ordered = sorted(samples_ns)
-    if not ordered:
-        raise ValueError("no samples")
-    ms = 1e-6
-    return {
-        "count": len(ordered),
-        "median_ms": round(percentile(ordered, 0.5) * ms, 5),
-        "p99_ms": round(percentile(ordered, 0.99) * ms, 5),
-        "mean_ms": round(sum(ordered) / len(ordered) * ms, 5),
-        "min_ms": round(ordered[0] * ms, 5),
-    }
+    """Count, and median, p99 and mean in ms."""
+    found = sorted(ns / 1e6 for ns in samples_ns)
+    p99 = statistics.quantiles(found, n=100, method="inclusive")[98] if len(found) > 1 else found[0]
+    median, mean = statistics.median(found), statistics.fmean(found)
+    return {"count": len(found), "median_ms": median, "p99_ms": p99, "mean_ms": mean}
 
 
 def summaries(samples: Mapping[str, list[int]]) -> dict[str, dict[str, float]]:
-    return {name: summary(found) for name, found in samples.items()}
-
-
-def ratio(
-    subject: Mapping[str, float], reference: Mapping[str, float], key: str = "median_ms"
-) -> float:
-    return round(subject[key] / reference[key], 3)
+    return {name: summary(found) for name, found in samples.items() if found}
 
 
 def ratios(stats: Mapping[str, Mapping[str, float]], *pairs: str) -> dict[str, float]:
-    """Each ``"subject/reference"`` of ``pairs``: the ratio of their medians."""
-    split = [(pair, *pair.split("/")) for pair in pairs]
-    return {pair: ratio(stats[subject], stats[reference]) for pair, subject, reference in split}
+    """Each ``"subject/anchor"`` of ``pairs`` whose subjects both ran: the ratio of their medians."""
+    found = {}
+    for pair in pairs:
+        subject, anchor = pair.split("/")
+        if subject in stats and anchor in stats:
+            found[pair] = round(stats[subject]["median_ms"] / stats[anchor]["median_ms"], 3)
+    return found
 
 
-# --- what a script reports (rendered by report.py) ------------------------------------------
-
-
-@dataclass(frozen=True)
-class Target:
-    """One target: the measured value (``None``: nothing to measure) against its limit."""
-
-    label: str
-    measured: float | None
-    limit: float
-    where: str
-    why: str = ""  # shown when the target is not met
-    unit: str = "x"  # "x" for a ratio, "ms" for a duration
-    higher_is_better: bool = False
-
-    @property
-    def met(self) -> bool | None:
-        if self.measured is None:
-            return None
-        if self.higher_is_better:
-            return self.measured >= self.limit
-        return self.measured <= self.limit
-
-
-@dataclass(frozen=True)
-class Table:
-    title: str
-    note: str
-    headers: list[str]
-    rows: list[list[str]]
-
-
-@dataclass(frozen=True)
-class Chart:
-    """One panel: lines of (x, y) points on log axes (unless ``linear``), or grouped bars
-    (with ``categories``: x is an index into them)."""
-
-    title: str
-    xlabel: str
-    ylabel: str
-    series: dict[str, list[tuple[float, float]]]
-    linear: bool = False
-    categories: list[str] | None = None
-
-
-@dataclass
-class Summary:
-    targets: list[Target] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
-    charts: list[Chart] = field(default_factory=list)
-
-
-def ms(value: float) -> str:
-    """A duration in ms, three significant digits (in µs below 0.001 ms)."""
-    return f"{value:.3g} ms" if value >= 0.001 else f"{value * 1000:.3g} µs"
-
-
-def num(value: float) -> str:
-    """Three significant digits (thousands grouped from 1,000 up)."""
-    return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-
-
-def times(value: float) -> str:
-    return f"{num(value)}x"
-
-
-def mib(size: float) -> str:
-    return num(size / 2**20)
-
-
-def cell(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value).replace("_", " ")
-    return f"{value:,}" if isinstance(value, int) else num(value)
-
-
-def columns(
-    title: str, note: str, rows: Iterable[Any], cells: Mapping[str, Callable[[Any], str]]
-) -> Table:
-    """A table with a column per entry of ``cells``: its header, and how a row shows in it."""
-    return Table(title, note, list(cells), [[show(row) for show in cells.values()] for row in rows])
-
-
-def ratio_table(
-    title: str,
-    note: str,
-    rows: list[dict[str, Any]],
-    keys: list[str],
-    subjects: list[str] | None = None,
-) -> Table:
-    """Workload rows: their ``keys``, each subject's median ms, then each ratio."""
-    subjects = subjects or list(rows[0]["subjects"])
-    ratios = list(rows[0]["ratios"])
-    return Table(
-        title,
-        note,
-        [*keys, *(f"{s.replace('_', ' ')} ms" for s in subjects), *ratios],
-        [
-            [cell(row[key]) for key in keys]
-            + [
-                num(row["subjects"][s]["median_ms"]) if s in row["subjects"] else ""
-                for s in subjects
-            ]
-            + [times(row["ratios"][q]) if q in row["ratios"] else "" for q in ratios]
-            for row in rows
-        ],
-    )
-
-
-def profile_table(title: str, rows: list[dict[str, Any]]) -> Table:
-    """A cProfile top list (:func:`top_functions`)."""
-    return columns(
-        title,
-        "cProfile, own time per profiled call (cProfile slows Python code more than engine "
-        "calls: read as proportions).",
-        rows,
-        {
-            "function": lambda r: f"`{r['function']}`",
-            "calls / op": lambda r: f"{r['calls_per_op']:g}",
-            "own ms / op": lambda r: num(r["own_ms_per_op"]),
-            "cumulative ms / op": lambda r: num(r["cumulative_ms_per_op"]),
-        },
-    )
-
-
-def profile_line(rows: list[dict[str, Any]], count: int = 4) -> str:
-    """The top rows of a profile, as one line."""
-    return "; ".join(
-        f"`{row['function']}` x{row['calls_per_op']:g} {ms(row['own_ms_per_op'])}"
-        for row in rows[:count]
-    )
-
-
-def worst(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
-    """The row with the highest ratio ``key``."""
-    return max(rows, key=lambda row: row["ratios"][key])
-
-
-def median_line(rows: list[dict[str, Any]], x: str, subject: str) -> list[tuple[float, float]]:
-    """A chart line: each row's ``x`` against the median ms of ``subject``."""
-    return [(row[x], row["subjects"][subject]["median_ms"]) for row in rows]
-
-
-# --- timing ----------------------------------------------------------------------------------
+def case(name: str, samples: Mapping[str, list[int]], *pairs: str, **more: Any) -> dict[str, Any]:
+    """A result row: its name, each subject's statistics, the ratios ``pairs``, and ``more``."""
+    stats = summaries(samples)
+    return {"case": name, "subjects": stats, "ratios": ratios(stats, *pairs), **more}
 
 
 async def clock(call: Awaitable[Any]) -> int:
@@ -347,101 +107,136 @@ async def clock(call: Awaitable[Any]) -> int:
     return time.perf_counter_ns() - start
 
 
-def clock_sync(call: Callable[[], Any]) -> int:
-    start = time.perf_counter_ns()
-    call()
-    return time.perf_counter_ns() - start
-
-
 def sync_step(call: Callable[[int], Any]) -> Step:
     """A step that times a blocking ``call(call number)``."""
 
     async def step(i: int) -> int:
-        return clock_sync(lambda: call(i))
+        start = time.perf_counter_ns()
+        call(i)
+        return time.perf_counter_ns() - start
 
     return step
 
 
 async def interleave(
-    steps: Mapping[str, Step],
-    rounds: int,
-    *,
-    warmup: int = 2,
-    limits: Mapping[str, int] | None = None,
-    label: str | None = None,
-    collect: bool = False,
+    steps: Mapping[str, Step], rounds: int, *, warmup: int = 2, label: str = ""
 ) -> dict[str, list[int]]:
     """Run every subject once per round, rotating the order; each subject's timed samples.
 
-    Interleaving puts the reference and the subject under the same machine noise.
-    ``limits`` caps the timed rounds of slow subjects (they still run in the first
-    rounds, beside the others). The garbage collector is off while timing, as in
-    :mod:`timeit` (with ``collect``, it runs between rounds). With a ``label``, a progress
-    line about every five seconds.
+    The garbage collector is off while timing, as in :mod:`timeit`; a progress line about
+    every five seconds.
     """
-    names = list(steps)
-    caps = {name: (limits or {}).get(name, rounds) for name in names}
+    names, reported = list(steps), time.monotonic()
     samples: dict[str, list[int]] = {name: [] for name in names}
-    last_report = time.monotonic()
     gc.collect()
     gc.disable()
     try:
         for call in range(warmup + rounds):
-            timed = call - warmup
             shift = call % len(names)
             for name in names[shift:] + names[:shift]:
-                if timed >= caps[name]:
-                    continue
                 took = await steps[name](call)
-                if timed >= 0:
+                if call >= warmup:
                     samples[name].append(took)
-            if collect:
-                gc.collect()
-            if label is not None and time.monotonic() - last_report > 5:
-                progress(f"{label}: round {timed + 1}/{rounds}")
-                last_report = time.monotonic()
+            if time.monotonic() - reported > 5:
+                progress(f"{label}: round {call - warmup + 1}/{rounds}")
+                reported = time.monotonic()
     finally:
         gc.enable()
     return samples
 
 
-async def profile(
-    calls: int, op: Callable[[], Awaitable[Any]], before: Callable[[], Awaitable[Any]] | None = None
-) -> list[dict[str, Any]]:
-    """cProfile ``op`` (not ``before``, which runs untimed ahead of each call)."""
+async def profile(calls: int, op: Callable[[], Any]) -> list[list[Any]]:
+    """cProfile ``calls`` calls of ``op`` (sync or async): the top functions by own time, per call."""
     found = cProfile.Profile()
     for _ in range(calls):
-        if before is not None:
-            await before()
         found.enable()
-        await op()
+        if inspect.isawaitable(result := op()):
+            await result
         found.disable()
-    return top_functions(found, calls)
-
-
-def top_functions(profile: cProfile.Profile, calls: int, limit: int = 8) -> list[dict[str, Any]]:
-    """The ``limit`` functions with the most own time, per profiled call of the subject."""
-    rows = []
-    for (path, line, func), (_, ncalls, tottime, cumtime, _) in pstats.Stats(profile).stats.items():
+    rows = []  # [function, calls, own ms, cumulative ms], per call of op
+    for (path, line, func), (_, ncalls, own, cumulative, _) in pstats.Stats(found).stats.items():
         short = next((path.split(m, 1)[1] for m in ("/src/", "/site-packages/") if m in path), None)
-        rows.append(
-            {
-                "function": f"{short or os.path.basename(path)}:{line}({func})" if line else func,
-                "calls_per_op": round(ncalls / calls, 2),
-                "own_ms_per_op": round(tottime / calls * 1e3, 4),
-                "cumulative_ms_per_op": round(cumtime / calls * 1e3, 4),
-            }
-        )
-    rows.sort(key=lambda row: row["own_ms_per_op"], reverse=True)
-    return rows[:limit]
+        name = f"{short or os.path.basename(path)}:{line}({func})" if line else func
+        rows.append([name, round(ncalls / calls, 2), own / calls * 1e3, cumulative / calls * 1e3])
+    return sorted(rows, key=lambda row: -row[2])[:8]
 
 
-# --- stores, child processes and the whole run -------------------------------------------------
+class Event(NamedTuple):
+    kind: str  # call, section, turn, open, refused, drop
+    what: str  # the engine method of a call
+    start: int
+    end: int
+    label: str
+
+    @property
+    def took(self) -> int:
+        return self.end - self.start
+
+
+class Recorder:
+    """The kit's events (``mnem_adapter_kit.testing.observe``) while :meth:`observing`, each
+    filed under the :attr:`label` its reporting thread had set."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self.events: list[Event] = []
+
+    @property
+    def label(self) -> str:
+        return getattr(self._local, "label", "")
+
+    @label.setter
+    def label(self, value: str) -> None:
+        self._local.label = value
+
+    def __call__(self, kind: str, what: str, start: int, end: int) -> None:
+        self.events.append(Event(kind, what, start, end, self.label))
+
+    @contextlib.contextmanager
+    def observing(self) -> Iterator[Recorder]:
+        with observe(self):
+            yield self
+
+    def of(self, kind: str, label: str | None = None) -> list[Event]:
+        return [e for e in self.events if e.kind == kind and label in (None, e.label)]
+
+    def longest(self, kind: str, label: str | None = None) -> Event:
+        return max(self.of(kind, label), key=lambda e: e.took, default=Event(kind, "-", 0, 0, ""))
+
+    def covered(self, kind: str, start: int, end: int) -> list[tuple[Event, int]]:
+        """The events of ``kind`` overlapping [start, end], with the ns of it each covers."""
+        found = [(e, min(end, e.end) - max(start, e.start)) for e in self.of(kind)]
+        return [(e, ns) for e, ns in found if ns > 0]
+
+    def engine(self, label: str | None = None, per: int = 1) -> dict[str, dict[str, float]]:
+        """Engine calls per method, per ``per`` operations: calls and ms, the most time first."""
+        methods: dict[str, list[int]] = {}
+        for e in self.of("call", label):
+            methods.setdefault(e.what, []).append(e.took)
+        return {
+            name: {"calls": round(len(took) / per, 2), "ms": round(sum(took) / 1e6 / per, 4)}
+            for name, took in sorted(methods.items(), key=lambda kv: -sum(kv[1]))
+        }
+
+
+async def engine_calls(op: Callable[[], Any], calls: int = 10) -> dict[str, dict[str, float]]:
+    """The engine calls per call of ``op`` (sync or async) after a first call, counted through
+    the kit's observer."""
+    recorder = Recorder()
+    for call in range(calls + 1):
+        with recorder.observing() if call else contextlib.nullcontext():
+            if inspect.isawaitable(result := op()):
+                await result
+    return recorder.engine(per=calls)
+
+
+def calls_line(engine: Mapping[str, Mapping[str, float]]) -> str:
+    """Engine calls of :meth:`Recorder.engine` as one line."""
+    return "; ".join(f"`{m}` x{c['calls']:g} {ms(c['ms'])}" for m, c in engine.items()) or "none"
 
 
 class Scratch:
-    """Where stores live during a run: templates in RAM, copies under test on disk, so every
-    subject starts from byte-identical stores."""
+    """Where stores live during a run: templates in RAM, copies under test on disk."""
 
     def __init__(self, workdir: Path) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
@@ -449,37 +244,31 @@ class Scratch:
         ram = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self.ram = Path(tempfile.mkdtemp(prefix="mnem-bench-", dir=ram or workdir))
         self._templates: dict[str, Path] = {}
-        self._copies = 0
+        self._made = 0
 
-    def template(self, key: str, build: Callable[[Path], None]) -> Path:
-        """The template ``key``, built by ``build(path)`` the first time it is asked for."""
+    async def template(self, key: str, build: Callable[[Path], Any]) -> Path:
+        """The template ``key``, built by ``build(path)`` (sync or async) the first time."""
         if key not in self._templates:
             path = self.ram / f"t{len(self._templates)}"
-            build(path)
+            if inspect.isawaitable(building := build(path)):
+                await building
             self._templates[key] = path
         return self._templates[key]
 
     def fresh(self, template: Path | None = None) -> Path:
         """A new on-disk directory: a copy of ``template``, or empty."""
-        self._copies += 1
-        target = self.disk / f"s{self._copies}"
-        if template is None:
-            target.mkdir()
-        else:
-            shutil.copytree(template, target)
+        self._made += 1
+        target = self.disk / f"s{self._made}"
+        shutil.copytree(template, target) if template else target.mkdir()
         return target
 
     def discard(self, *paths: Path) -> None:
-        """Delete stores no longer needed (big ones fill the disk otherwise)."""
         for path in paths:
             shutil.rmtree(path, ignore_errors=True)
 
-    def close(self) -> None:
-        self.discard(self.disk, self.ram)
-
 
 def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
-    """A store at ``path`` holding ``nodes`` (id, JSON content), in one commit."""
+    """A store at ``path`` holding ``nodes`` (id, JSON content), in one raw engine commit."""
     path.mkdir(parents=True, exist_ok=True)
     store = mnem.init(path)
     for node_id, content in nodes:
@@ -487,33 +276,43 @@ def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
     store.commit("benchmark fixture", author="bench")
 
 
-def disk_bytes(path: Path) -> int:
-    """File sizes under ``path``, as ``ls -l`` shows them."""
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+def commits_after(path: Path, since: str | None) -> list[list[mnem.NodeChange]]:
+    """What each commit after ``since`` changed, oldest first (nobody else may have the store)."""
+    engine, found = mnem.open(path), []
+    for commit in engine.log(first_parent=True):
+        if commit.id == since:
+            break
+        found.append(list(engine.diff(commit.parents[0], commit.id)))
+    return found[::-1]
 
 
-def allocated_bytes(path: Path) -> int:
-    """Blocks allocated under ``path``, as ``du`` counts them."""
-    return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file())
+def replay(engine: mnem.Store, changes: list[mnem.NodeChange]) -> None:
+    """Stage ``changes`` with the raw engine and commit them: the floor of a write."""
+    for change in changes:
+        if (node := change.new) is None:
+            engine.rm(change.id)
+        else:
+            kind, provenance, at = node.content_kind, node.provenance, node.event_time
+            engine.add(
+                node.id, node.content, content_kind=kind, provenance=provenance, event_time=at
+            )
+    engine.commit("replayed", author="bench")
 
 
-def children_json(runs: list[list[str]]) -> list[dict[str, Any]]:
-    """Run this Python on each of ``runs`` at once; the JSON object each prints last."""
-    procs = [
-        subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True, cwd=REPO)
-        for args in runs
-    ]
-    found = []
+def children_json(runs: list[list[str]], *, together: bool = False) -> list[dict[str, Any]]:
+    """Run this Python on each of ``runs``, one after the other or all at once; the JSON
+    object each printed last."""
+    found: list[Any] = []
+    procs = []
+    for args in runs:
+        procs.append(subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True))
+        if not together:
+            found.append(procs[-1].communicate()[0])
+    found += [proc.communicate()[0] for proc in procs[len(found) :]]
     for args, proc in zip(runs, procs, strict=True):
-        out, _ = proc.communicate()
         if proc.returncode != 0:
-            raise subprocess.CalledProcessError(proc.returncode, args, out)
-        found.append(json.loads(out.strip().splitlines()[-1]))
-    return found
-
-
-def child_json(args: list[str]) -> dict[str, Any]:
-    return children_json([args])[0]
+            raise subprocess.CalledProcessError(proc.returncode, args)
+    return [json.loads(out.strip().splitlines()[-1]) for out in found]
 
 
 async def call_tool(client: Any, name: str, **arguments: Any) -> Any:
@@ -524,32 +323,124 @@ async def call_tool(client: Any, name: str, **arguments: Any) -> Any:
     return result
 
 
+@dataclass(frozen=True)
+class Target:
+    """A measured value (``None``: not measured) against its limit; ``key`` names it across
+    runs (``results/before.json`` holds the figures from before ADR 0019 under it)."""
+
+    key: str
+    label: str
+    measured: float | None
+    limit: float
+    where: str
+    why: str = ""  # shown when the target is missed
+    unit: str = "x"  # "x" for a ratio, " ms" or " s" for a duration
+    higher_is_better: bool = False
+
+    @property
+    def met(self) -> bool | None:
+        if self.measured is None:
+            return None
+        return self.measured >= self.limit if self.higher_is_better else self.measured <= self.limit
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    note: str
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class Summary:
+    targets: list[Target] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    profiles: dict[str, list[list[Any]]] = field(default_factory=dict)
+    charts: dict[str, dict[str, float]] = field(default_factory=dict)  # panel -> bar -> height
+
+    def target(self, *args: Any, **kwargs: Any) -> None:
+        """Add a :class:`Target` made of ``args`` and ``kwargs``."""
+        self.targets.append(Target(*args, **kwargs))
+
+
+def num(value: float) -> str:
+    """Three significant digits (thousands grouped from 1,000 up)."""
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def ms(value: float) -> str:
+    """A duration in ms (in µs below 0.001 ms)."""
+    return f"{num(value)} ms" if value >= 0.001 or value == 0 else f"{num(value * 1000)} µs"
+
+
+def medians(row: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} {ms(s['median_ms'])}" for name, s in row["subjects"].items())
+
+
+CELLS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "medians": medians,
+    "ratios": lambda r: ", ".join(f"{p} {num(v)}x" for p, v in r["ratios"].items()),
+    "engine calls per call": lambda r: calls_line(r["engine"]),
+    "note": lambda r: r["note"],
+}
+
+
+def cases_table(title: str, note: str, rows: list[dict[str, Any]]) -> Table:
+    """Rows of ``{"case", "subjects": stats, "ratios", "engine"?, "note"?}``, a line each."""
+    keys = {"medians": "subjects", "ratios": "ratios", "engine calls per call": "engine"}
+    shown = [c for c in CELLS if any(keys.get(c, c) in row for row in rows)]
+    cells = [
+        [r["case"], *(CELLS[c](r) if keys.get(c, c) in r else "" for c in shown)] for r in rows
+    ]
+    return Table(title, note, ["case", *shown], cells)
+
+
+def because(row: Mapping[str, Any], profiled: list[list[Any]] | None = None) -> str:
+    """Why a row's target is where it is: its medians, engine calls and profile."""
+    calls = f" Engine calls per call: {calls_line(row['engine'])}." if "engine" in row else ""
+    return f"Medians: {medians(row)}.{calls}{profile_line(profiled)}"
+
+
+def profile_line(rows: list[list[Any]] | None) -> str:
+    """The top four rows of a profile as a sentence ("" without one)."""
+    top = [f"`{function}` x{calls:g} {ms(own)}" for function, calls, own, _ in rows or []]
+    return f" cProfile, own time per call: {'; '.join(top[:4])}." if rows else ""
+
+
 def execute(
-    name: str,
-    description: str,
-    full: Any,
-    smoke: Any,
-    workloads: Callable[[Scratch, Any], Awaitable[Any]],
+    name: str, description: str, full: Any, smoke: Any, workloads: Callable[..., Any]
 ) -> None:
-    """A script's whole run: options, plan, scratch space, timing and the JSON result."""
+    """A benchmark's run: options (``--smoke``, ``--out``, ``--workdir``), the workloads
+    (``async``, in a scratch space emptied afterwards) and ``<out>/<name>.json``."""
     args = parser(description).parse_args()
-    plan = smoke if args.smoke else full
-    started = time.monotonic()
-    result: dict[str, Any] = {
-        "benchmark": name,
-        "smoke": args.smoke,
-        "machine": machine(),
-        "plan": asdict(plan),
-    }
+    started, plan, load = time.monotonic(), smoke if args.smoke else full, [os.getloadavg()[0]]
+    result: dict[str, Any] = {"benchmark": name, "smoke": args.smoke, "machine": machine()}
+    sampling = threading.Event()
+
+    def sample() -> None:  # the 1-minute load average every 5 s
+        while not sampling.wait(5):
+            load.append(os.getloadavg()[0])
+
+    threading.Thread(target=sample, daemon=True).start()
     scratch = Scratch(args.workdir)
-    load = LoadSampler()
     try:
         result["workloads"] = asyncio.run(workloads(scratch, plan))
     finally:
-        during = load.stop()
-        scratch.close()
-    result["elapsed_s"] = round(time.monotonic() - started, 1)
-    result["machine"]["load_average_after"] = load_average()
-    result["machine"]["load_during"] = during
-    path = write_json(args.out / f"{name}.json", result, indent=1, sort_keys=True)
+        sampling.set()
+        scratch.discard(scratch.disk, scratch.ram)
+    result |= {"plan": asdict(plan), "elapsed_s": round(time.monotonic() - started, 1)}
+    result["load"] = {"mean": round(statistics.fmean(load), 2), "max": max(load)}
+    path = args.out / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     progress(f"done in {result['elapsed_s']} s: {path}")
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    args = argparse.ArgumentParser(description=description)
+    args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
+    args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")
+    workdir = BENCH_DIR / ".work"
+    args.add_argument("--workdir", type=Path, default=workdir, help="where stores under test live")
+    return args

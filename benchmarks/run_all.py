@@ -3,7 +3,7 @@
     uv run python benchmarks/run_all.py                      # rewrites benchmarks/results/
     uv run python benchmarks/run_all.py --smoke --out DIR    # tiny sizes, seconds (the tests)
 
-Each script runs in its own process, so one's memory and handles cannot colour the next's.
+Each benchmark runs in its own process, so one's memory and handles cannot colour the next's.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ def main() -> None:
     for name in SCRIPTS:
         progress(f"bench_{name}.py ...")
         subprocess.run([sys.executable, str(BENCH_DIR / f"bench_{name}.py"), *flags], check=True)
-    subprocess.run(
-        [sys.executable, str(BENCH_DIR / "report.py"), "--results", str(args.out)], check=True
-    )
+    report = [sys.executable, str(BENCH_DIR / "report.py"), "--results", str(args.out)]
+    subprocess.run(report, check=True)
     progress(f"all benchmarks done in {time.monotonic() - started:.0f} s")
 
 
