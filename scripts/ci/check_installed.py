@@ -1,14 +1,13 @@
 """Check that an environment runs the built wheels, installed as wheels, and nothing else.
 
-Usage: ``<venv>/bin/python check_installed.py DIST_DIR WORKSPACE [NAME ...] [--top-only]``
+Usage: ``<venv>/bin/python check_installed.py DIST_DIR WORKSPACE [NAME ...]``
 
 For every wheel in DIST_DIR (or only those of the distributions NAME): the installed
 distribution has the wheel's version, is not editable, holds exactly the files the wheel's
 RECORD lists (so it came from that file and not from a same-named release on PyPI), and every
 module of its import package imports from the environment, not from WORKSPACE, with a
-``__version__`` (when it has one) equal to the distribution's. ``--top-only`` imports only the
-top package, for environments without the optional dependencies some modules need (the kit's
-``testing`` extra). Standard library only: it runs inside the environment under test.
+``__version__`` (when it has one) equal to the distribution's. Standard library only: it runs
+inside the environment under test.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ def record_entries(text: str) -> set[tuple[str, str]]:
     return {(row[0], row[1]) for row in csv.reader(io.StringIO(text)) if len(row) > 1 and row[1]}
 
 
-def check(wheel: Path, workspace: Path, top_only: bool) -> list[str]:
+def check(wheel: Path, workspace: Path) -> list[str]:
     problems: list[str] = []
     name, version = wheel.name.split("-")[:2]
     try:
@@ -58,7 +57,7 @@ def check(wheel: Path, workspace: Path, top_only: bool) -> list[str]:
     if declared is not None and declared != dist.version:
         problems.append(f"{package}.__version__ is {declared!r}, the distribution {dist.version}")
     modules = [package]
-    for module in [] if top_only else pkgutil.walk_packages(top.__path__, prefix=f"{package}."):
+    for module in pkgutil.walk_packages(top.__path__, prefix=f"{package}."):
         if module.name.rsplit(".", 1)[-1] == "__main__":
             continue
         importlib.import_module(module.name)
@@ -71,10 +70,8 @@ def check(wheel: Path, workspace: Path, top_only: bool) -> list[str]:
 
 
 def main() -> int:
-    args = [arg for arg in sys.argv[1:] if arg != "--top-only"]
-    top_only = len(args) < len(sys.argv) - 1
-    dist_dir, workspace = Path(args[0]), Path(args[1]).resolve()
-    only = {name.replace("-", "_") for name in args[2:]}
+    dist_dir, workspace = Path(sys.argv[1]), Path(sys.argv[2]).resolve()
+    only = {name.replace("-", "_") for name in sys.argv[3:]}
     leaks = [p for p in sys.path if p and workspace in Path(p).resolve().parents]
     leaks += [p for p in sys.path if p and Path(p).resolve() == workspace]
     problems = [f"sys.path reaches into the workspace: {p}" for p in leaks]
@@ -82,7 +79,7 @@ def main() -> int:
     if not wheels:
         problems.append(f"no wheel to check in {dist_dir}")
     for wheel in wheels:
-        problems += check(wheel, workspace, top_only)
+        problems += check(wheel, workspace)
     for problem in problems:
         print(f"FAIL {problem}")
     return 1 if problems else 0

@@ -9,8 +9,7 @@ and whose CHANGELOG.md passes ``changelog.py`` with a ``## X.Y.Z - YYYY-MM-DD`` 
 date, not "unreleased", "TBD" or a day to come. With ``--dist``, the directory must hold that
 package's wheel and sdist of that version and nothing else. Needs ``packaging``.
 
-Prints ``tag=``, ``package=``, ``version=``, ``import=`` and ``smoke=`` lines for
-``$GITHUB_OUTPUT``.
+Prints ``tag=``, ``package=`` and ``version=`` lines for ``$GITHUB_OUTPUT``.
 """
 
 from __future__ import annotations
@@ -109,12 +108,9 @@ def main() -> int:
     if problems:
         return 1
 
-    smoke = Path("scripts/smoke") / f"{package.removeprefix('mnem-').replace('-', '_')}_smoke.py"
     print(f"tag={args.tag}")
     print(f"package={package}")
     print(f"version={version}")
-    print(f"import={package.replace('-', '_')}")
-    print(f"smoke={smoke if smoke.exists() else ''}")
     return 0
 
 

@@ -10,15 +10,13 @@ Usage: ``check_workflows.py [WORKFLOW ...]``  (default: every ``.github/workflow
 * in ``release.yml``, every job that publishes needs the CI of the tagged commit and the check
   that the commit is on main.
 
-Needs PyYAML. The step helpers are also used by ``selftest/``.
+Needs PyYAML.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,51 +28,12 @@ PINNED = re.compile(r"^\s*-?\s*uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40}\s+#\s*v\d[\
 USES = re.compile(r"^\s*-?\s*uses:\s*(\S+)")
 # What a publishing job must wait for: the reusable CI workflow and the on-main check.
 RELEASE_GATE = {"ci", "gate"}
-# How GitHub runs a `run:` script for each `shell:` value; None means no shell was set.
-SHELLS = {
-    "bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"],
-    None: ["bash", "-e"],
-    "sh": ["sh", "-e"],
-}
-
-
-@dataclass(frozen=True)
-class Step:
-    """One `run:` step of a workflow, with what GitHub would run it under."""
-
-    workflow: str
-    job: str
-    name: str
-    script: str
-    shell: list[str]
-    env: dict[str, str]
 
 
 def load(path: Path) -> dict[str, Any]:
     with path.open(encoding="utf-8") as file:
         document: dict[str, Any] = yaml.safe_load(file)
     return document
-
-
-def run_steps(path: Path) -> Iterator[Step]:
-    """Every `run:` step of the workflow at `path`."""
-    workflow = load(path)
-    default_shell = workflow.get("defaults", {}).get("run", {}).get("shell")
-    for job_id, job in workflow.get("jobs", {}).items():
-        job_shell = job.get("defaults", {}).get("run", {}).get("shell", default_shell)
-        for index, step in enumerate(job.get("steps", [])):
-            if "run" not in step:
-                continue
-            shell = step.get("shell", job_shell)
-            env = {**workflow.get("env", {}), **job.get("env", {}), **step.get("env", {})}
-            yield Step(
-                workflow=path.name,
-                job=job_id,
-                name=step.get("name", f"step {index + 1}"),
-                script=step["run"],
-                shell=SHELLS.get(shell, [str(shell)]),
-                env={key: str(value) for key, value in env.items()},
-            )
 
 
 def problems_in(path: Path) -> list[str]:
@@ -89,9 +48,11 @@ def problems_in(path: Path) -> list[str]:
     workflow = load(path)
     if workflow.get("defaults", {}).get("run", {}).get("shell") != "bash":
         problems.append(f"{path.name}: set `defaults: run: shell: bash` (pipefail for every step)")
-    for step in run_steps(path):
-        if "${{" in step.script:
-            problems.append(f"{path.name}: {step.job}/{step.name}: pass ${{{{ }}}} values via env:")
+    for job_id, job in workflow.get("jobs", {}).items():
+        for step in job.get("steps", []):
+            if "${{" in step.get("run", ""):
+                name = step.get("name", step["run"].splitlines()[0])
+                problems.append(f"{path.name}: {job_id}/{name}: pass ${{{{ }}}} values via env:")
 
     if path.name == "release.yml":
         for job_id, job in workflow.get("jobs", {}).items():

@@ -15,6 +15,23 @@ built_pins() {
     done
 }
 
+# locked NAME: `NAME==VERSION` as uv.lock pins it, for a tool installed beside built wheels.
+locked() {
+    uv export --frozen --no-hashes --all-packages --no-emit-workspace | sed -n "s/^\($1==[^ ;]*\).*/\1/p"
+}
+
+# check_source DIST URL: every wheel in DIST names URL as its Source (Project-URL), so what is
+# published points its users at the repository that built it.
+check_source() {
+    local wheel
+    for wheel in "$1"/*.whl; do
+        if ! unzip -p "$wheel" '*.dist-info/METADATA' | grep -Fx "Project-URL: Source, $2" >/dev/null; then
+            echo "$(basename "$wheel") does not name $2 as its Source" >&2
+            return 1
+        fi
+    done
+}
+
 # run_checked CMD...: run CMD in a subshell with errexit on and set `status` to its exit code.
 # Call it as a plain statement: after `f || status=$?` bash ignores `set -e` inside f, so a
 # failing step in f would go unnoticed.

@@ -1,213 +1,311 @@
-"""Break the code the way a past defect did and check that the tests guarding it fail.
+"""Put each past defect back and check that the tests guarding it fail.
 
 A test that passes whether or not the code is right guards nothing. Each mutant below is one
-such defect (or one way a test could go vacuous), applied to the checkout in place, the tests
-that must catch it run, and the file restored. The run fails if a mutant survives (its tests
-pass) or no longer applies (its code moved: update the mutant with the code).
+such defect (or one way a test could go vacuous): edits of functions found by module and
+qualified name, and inside them by structure (the statements that call ``_drop``, the calls of
+``others_waiting``), so a refactor that keeps the behaviour keeps the mutant. The edits go into
+a copy of the checkout, whose sources come first on ``sys.path``; the tests that must catch the
+defect run there. The run fails if a mutant survives (its tests pass) or no longer finds its
+function or structure (update the mutant with the code).
 
-    uv run python scripts/ci/mutants.py [NAME ...]
+    uv run python scripts/ci/mutants.py [--unmutated] [NAME ...]
+
+``--unmutated`` runs each mutant's tests without its edits, which must pass.
 """
 
 from __future__ import annotations
 
+import ast
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import textwrap
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-KIT = "packages/mnem-adapter-kit/src/mnem_adapter_kit"
-PYTEST = ["uv", "run", "--no-sync", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+
+Match = Callable[[ast.AST], bool]
+Change = Callable[[ast.AST], int]
+"""Edits a function's tree in place; the number of places it changed."""
 
 
-@dataclass(frozen=True)
+def calls(name: str, *constants: object) -> Match:
+    """A call of function or method ``name`` with these constants among its arguments."""
+
+    def match(node: ast.AST) -> bool:
+        values = [a.value for a in getattr(node, "args", []) if isinstance(a, ast.Constant)]
+        return (
+            isinstance(node, ast.Call)
+            and _name(node.func) == name
+            and all(c in values for c in constants)
+        )
+
+    return match
+
+
+def mentions(*names: str) -> Match:
+    """A name or attribute spelt as one of ``names``."""
+    return lambda node: isinstance(node, (ast.Name, ast.Attribute)) and _name(node) in names
+
+
+def drop(match: Match) -> Change:
+    """Remove every statement whose own code (not its nested block) matches; of an ``if``,
+    its ``else`` stays."""
+
+    def change(stmt: ast.stmt) -> list[ast.stmt] | None:
+        if not _holds(stmt, match):
+            return None
+        return stmt.orelse if isinstance(stmt, ast.If) else []
+
+    return lambda function: _each_statement(function, change)
+
+
+def after(match: Match, source: str) -> Change:
+    """Insert ``source`` after every statement whose own code matches."""
+    return lambda function: _each_statement(
+        function, lambda s: [s, *ast.parse(source).body] if _holds(s, match) else None
+    )
+
+
+def prepend(source: str) -> Change:
+    """Insert ``source`` at the top of the function, after its docstring."""
+
+    def change(function: ast.AST) -> int:
+        assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        start = 0 if ast.get_docstring(function) is None else 1
+        function.body[start:start] = ast.parse(source).body
+        return 1
+
+    return change
+
+
+def swap(match: Match, template: str) -> Change:
+    """Replace every expression that matches by ``template``, where ``{}`` is the original."""
+
+    class Swap(ast.NodeTransformer):
+        count = 0
+
+        def visit(self, node: ast.AST) -> ast.AST:
+            if isinstance(node, ast.expr) and match(node):
+                self.count += 1
+                return ast.parse(template.format(ast.unparse(node)), mode="eval").body
+            return self.generic_visit(node)
+
+    def change(function: ast.AST) -> int:
+        swapped = Swap()
+        swapped.visit(function)
+        return swapped.count
+
+    return change
+
+
+def _name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _holds(stmt: ast.stmt, match: Match) -> bool:
+    """Whether the statement's own code (its test, target, value; not its blocks) matches."""
+    own = [c for c in ast.iter_child_nodes(stmt) if not isinstance(c, ast.stmt | ast.excepthandler)]
+    return any(match(node) for part in own for node in ast.walk(part))
+
+
+def _each_statement(function: ast.AST, change: Callable[[ast.stmt], list[ast.stmt] | None]) -> int:
+    changed = 0
+    for node in ast.walk(function):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
+                continue
+            new: list[ast.stmt] = []
+            for stmt in block:
+                replaced = change(stmt)
+                new.extend([stmt] if replaced is None else replaced)
+                changed += replaced is not None
+            setattr(node, name, new or [ast.Pass()])
+    return changed
+
+
+class Edit:
+    """Changes to one function of a file, named ``function``, ``Class.method`` or ``f.inner``."""
+
+    def __init__(self, path: str, function: str, *changes: Change) -> None:
+        self.path, self.function, self.changes = path, function, changes
+
+    def apply(self, text: str) -> str:
+        """``text`` with the function rewritten; ``SystemExit`` if it or a structure is gone."""
+        node: ast.AST = ast.parse(text)
+        for part in self.function.split("."):
+            found = [
+                child
+                for child in ast.iter_child_nodes(node)
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and child.name == part
+            ]
+            if len(found) != 1:
+                raise SystemExit(f"{self.path}: no single {self.function}: update the mutant")
+            node = found[0]
+        assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for number, change in enumerate(self.changes, 1):
+            if change(node) == 0:
+                raise SystemExit(f"{self.path}: change {number} finds nothing in {self.function}")
+        lines = text.splitlines(keepends=True)
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        body = textwrap.indent(ast.unparse(node), " " * node.col_offset)
+        return "".join(lines[: first - 1]) + body + "\n" + "".join(lines[node.end_lineno :])
+
+
 class Mutant:
-    name: str
-    path: str
-    replace: list[tuple[str, str]]
-    tests: list[str]
-    env: dict[str, str] = field(default_factory=dict)
+    """A past defect: its edits, the tests that must catch it, and the environment they need."""
+
+    def __init__(self, name: str, tests: list[str], *edits: Edit, **env: str) -> None:
+        self.name, self.tests, self.edits, self.env = name, tests, edits, env
 
 
+ENGINE = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_engine.py"
+HISTORY = "packages/mnem-adapter-kit/src/mnem_adapter_kit/history.py"
+RECORD = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_record.py"
+REFUSE = "from mnem_adapter_kit.errors import InvalidInputError as _Refused\n"
 MUTANTS = [
     Mutant(
         "a forked child drops its copy of the handle (the lock it shares with its parent)",
-        f"{KIT}/handles.py",
-        [
-            (
-                "        self._forking = True\n        self._drop()\n",
-                "        self._forking = True\n",
-            ),
-            (
-                "        if self.engine is not None:\n"
-                "            _never_drop(self.engine)\n"
-                "            self.engine = None\n",
-                "        self.engine = None\n",
-            ),
-        ],
         ["tests/reliability/test_fork.py", "-k", "exits_at_once"],
+        Edit(ENGINE, "_before_fork", drop(calls("_drop"))),
+        Edit(ENGINE, "_after_fork_in_child", drop(mentions("_kept_forever", "Py_IncRef"))),
     ),
     Mutant(
         "a holder never pauses for a waiting process",
-        f"{KIT}/handles.py",
-        [
-            (
-                '        """Whether a holder that has had the store for a slice should pause for someone."""\n',
-                '        """Whether a holder that has had the store for a slice should pause for someone."""\n'
-                "        return False\n",
-            ),
-            (
-                "            and self.signal.others_waiting()\n        ):",
-                "            and False\n        ):",
-            ),
-        ],
         ["tests/reliability/test_long_reads.py", "-k", "writer"],
+        Edit(ENGINE, "Handle.contended", prepend("return False")),
+        Edit(ENGINE, "Handle.give", swap(calls("others_waiting"), "False")),
     ),
     Mutant(
         "the handle is not reopened after an I/O error (a full disk)",
-        f"{KIT}/handles.py",
-        [
-            (
-                "        if isinstance(error, (StoreIoError, CorruptStoreError)):\n            self._reopen_next = True\n",
-                "",
-            )
-        ],
         ["tests/reliability/test_disk_full.py"],
+        Edit(ENGINE, "Handle.failure", drop(mentions("_reopen_next"))),
     ),
     Mutant(
         "history in the engine's time order, not by parent links",
-        f"{KIT}/history.py",
-        [
-            (
-                "        batch = engine.log(first_parent=True, limit=limit)\n",
-                "        batch = sorted(engine.log(first_parent=True, limit=limit), key=lambda c: c.id)\n",
-            )
-        ],
         ["-m", "conformance", "-k", "one_millisecond"],
+        Edit(HISTORY, "chain_of", swap(calls("log"), "sorted({}, key=lambda c: c.id)")),
     ),
     Mutant(
         "the change record's replay compares numbers as Python does (1 == 1.0)",
-        f"{KIT}/changelog.py",
-        [
-            (
-                "    value = [node.content, node.content_kind, provenance, node.event_time]\n",
-                "    content = json.loads(json.dumps(node.content), parse_int=float)\n"
-                "    value = [content, node.content_kind, provenance, node.event_time]\n",
-            )
-        ],
         ["tests/history_view/test_change_record.py", "-k", "every_adapter_commit"],
+        Edit(
+            RECORD,
+            "fingerprint",
+            swap(mentions("content"), "json.loads(json.dumps({}), parse_int=float)"),
+        ),
     ),
     Mutant(
         "the change record's kinds guess over a value a foreign commit set",
-        f"{KIT}/changelog.py",
-        [
-            (
-                "            elif old == UNKNOWN:\n                return None\n",
-                "",
-            )
-        ],
         ["tests/history_view/test_change_record.py", "-k", "cold_history_walk"],
+        Edit(RECORD, "Line.kinds", drop(mentions("UNKNOWN"))),
     ),
     Mutant(
         "MCP's why answers with HEAD instead of the commit that set the value",
-        "packages/mnem-mcp/src/mnem_mcp/memory.py",
-        [
-            (
-                "            return blame, self._commit_info(engine, blame.commit)\n",
-                "            return blame, self._commit_info(engine, str(engine.head_commit()))\n",
-            )
-        ],
         ["packages/mnem-mcp/tests/test_conformance.py", "-k", "why"],
+        Edit(
+            "packages/mnem-mcp/src/mnem_mcp/memory.py",
+            "MemoryService.why",
+            swap(mentions("commit"), "str(engine.head_commit())"),
+        ),
     ),
     Mutant(
         "LangGraph refuses every key that is not ASCII",
-        "packages/mnem-langgraph/src/mnem_langgraph/namespaces.py",
-        [
-            (
-                '    """The node id of ``key`` in ``namespace``; :class:`InvalidInputError` if unstorable."""\n',
-                '    """The node id of ``key`` in ``namespace``; :class:`InvalidInputError` if unstorable."""\n'
-                "    if not key.isascii():\n"
-                '        raise InvalidInputError("ascii keys only")\n',
-            )
-        ],
         ["tests/reliability/test_hostile_langgraph_mcp.py", "-k", "langgraph"],
+        Edit(
+            "packages/mnem-langgraph/src/mnem_langgraph/namespaces.py",
+            "node_id",
+            prepend(REFUSE + "if not key.isascii(): raise _Refused('ascii keys only')"),
+        ),
     ),
     Mutant(
         "MCP refuses every node id with an unprintable character",
-        "packages/mnem-mcp/src/mnem_mcp/values.py",
-        [
-            (
-                '    check_text(node_id, "a node id")\n',
-                '    check_text(node_id, "a node id")\n'
-                "    if not node_id.isprintable():\n"
-                '        raise InvalidInputError("printable ids only")\n',
-            )
-        ],
         ["tests/reliability/test_hostile_langgraph_mcp.py", "-k", "mcp"],
+        Edit(
+            "packages/mnem-mcp/src/mnem_mcp/values.py",
+            "check_node_id",
+            after(
+                calls("check_text"), REFUSE + "if not node_id.isprintable(): raise _Refused('no')"
+            ),
+        ),
     ),
     Mutant(
         "the crash test run with no kills",
-        "tests/reliability/test_crashes.py",
-        [],
         ["tests/reliability/test_crashes.py"],
-        {"MNEM_CRASH_KILLS": "0"},
+        MNEM_CRASH_KILLS="0",
     ),
     Mutant(
         "a crash-test writer that is killed before its first add",
-        "tests/reliability/writer.py",
-        [
-            (
-                '    print("ready", flush=True)\n',
-                '    print("ready", flush=True)\n    await asyncio.sleep(5)\n',
-            )
-        ],
         ["tests/reliability/test_crashes.py"],
-        {"MNEM_CRASH_KILLS": "20"},
+        Edit(
+            "tests/reliability/writer.py",
+            "write",
+            after(calls("print", "ready"), "await asyncio.sleep(5)"),
+        ),
+        MNEM_CRASH_KILLS="20",
     ),
 ]
 
 
-def mutate(mutant: Mutant) -> str:
-    """Apply ``mutant``; the file's text before, to restore."""
-    path = ROOT / mutant.path
-    original = path.read_text(encoding="utf-8")
-    text = original
-    for old, new in mutant.replace:
-        if text.count(old) != 1:
-            raise SystemExit(f"mutant {mutant.name!r} no longer applies to {mutant.path}: {old!r}")
-        text = text.replace(old, new)
-    path.write_text(text, encoding="utf-8")
-    return original
+def copy_checkout(into: Path) -> None:
+    """The checkout's files (tracked, or untracked and not ignored) under ``into``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, into / name)
 
 
-def main(names: list[str]) -> int:
+def run(mutant: Mutant, copy: Path, mutated: bool) -> subprocess.CompletedProcess[str]:
+    """The mutant's tests in ``copy``, with its edits unless ``mutated`` is false."""
+    originals = {edit.path: (copy / edit.path).read_text(encoding="utf-8") for edit in mutant.edits}
+    try:
+        for edit in mutant.edits if mutated else ():
+            path = copy / edit.path
+            path.write_text(edit.apply(path.read_text(encoding="utf-8")), encoding="utf-8")
+        sources = os.pathsep.join(str(p) for p in sorted(copy.glob("packages/*/src")))
+        env = {**os.environ, "PYTHONPATH": sources, **(mutant.env if mutated else {})}
+        return subprocess.run(
+            [*PYTEST, *mutant.tests], cwd=copy, env=env, capture_output=True, text=True, check=False
+        )
+    finally:
+        for path, text in originals.items():
+            (copy / path).write_text(text, encoding="utf-8")
+
+
+def main(args: list[str]) -> int:
+    mutated = "--unmutated" not in args
+    names = [a for a in args if a != "--unmutated"]
     chosen = [m for m in MUTANTS if not names or any(n in m.name for n in names)]
-    survived = []
-    for mutant in chosen:
-        started = time.monotonic()
-        original = mutate(mutant)
-        try:
-            run = subprocess.run(
-                [*PYTEST, *mutant.tests],
-                cwd=ROOT,
-                env={**os.environ, **mutant.env},
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-        finally:
-            (ROOT / mutant.path).write_text(original, encoding="utf-8")
-        took = time.monotonic() - started
-        if run.returncode == 1:
-            print(f"killed   {took:5.1f} s  {mutant.name}")
-        else:
-            survived.append(mutant.name)
-            print(f"SURVIVED {took:5.1f} s  {mutant.name} (pytest exit {run.returncode})")
-            print(run.stdout[-3000:])
-    print(f"{len(chosen) - len(survived)} of {len(chosen)} mutants killed")
-    return 1 if survived else 0
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="mnem-mutants-") as scratch:
+        copy_checkout(Path(scratch))
+        for mutant in chosen:
+            started = time.monotonic()
+            result = run(mutant, Path(scratch), mutated)
+            took = time.monotonic() - started
+            ok = result.returncode == (1 if mutated else 0)
+            verdict = ("killed" if ok else "SURVIVED") if mutated else ("passes" if ok else "FAILS")
+            tail = result.stdout.strip().rsplit("\n", 1)[-1]
+            print(f"{verdict:8} {took:5.1f} s  {mutant.name}  [{tail}]")
+            if not ok:
+                failed.append(mutant.name)
+                print(result.stdout[-3000:])
+    what = "mutants killed" if mutated else "mutants' tests pass unmutated"
+    print(f"{len(chosen) - len(failed)} of {len(chosen)} {what}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

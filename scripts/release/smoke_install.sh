@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install one package's built wheel in a fresh environment outside the workspace, its
-# dependencies from PyPI only, then import every module and run its smoke script there.
-# The release workflow runs this before publishing; run it yourself to rehearse a release:
+# Install one package's built wheel in a fresh environment outside the workspace, with what its
+# README's install line adds and every dependency from PyPI; then import every module and run
+# the README's Python blocks there (scripts/ci/readme_blocks.py). The release workflow runs
+# this before publishing; run it yourself to rehearse a release:
 #
 #   bash scripts/release/smoke_install.sh DIST_DIR PACKAGE
 #
@@ -14,36 +15,36 @@ DIST=$(cd "$1" && pwd)
 PACKAGE=$2
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
+source scripts/ci/lib.sh
 
 export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
-MODULE=${PACKAGE//-/_}
 
 shopt -s nullglob
-wheels=("$DIST/$MODULE"-*.whl)
-[ ${#wheels[@]} -eq 1 ] || { echo "expected one $MODULE wheel in $DIST, found ${#wheels[@]}" >&2; exit 1; }
-wheel=${wheels[0]}
-extras=""
-[ "$PACKAGE" = mnem-adapter-kit ] && extras="[testing]"  # the conformance kit imports pytest
+wheels=("$DIST/${PACKAGE//-/_}"-*.whl)
+[ ${#wheels[@]} -eq 1 ] || { echo "expected one $PACKAGE wheel in $DIST, found ${#wheels[@]}" >&2; exit 1; }
+case $PACKAGE in  # as the package's README installs it
+    mnem-adapter-kit) wanted=("${PACKAGE}[testing] @ file://${wheels[0]}") ;;
+    mnem-autogen) wanted=("${PACKAGE}[agentchat] @ file://${wheels[0]}") ;;
+    mnem-langgraph) wanted=("${PACKAGE}[index] @ file://${wheels[0]}" langgraph) ;;
+    *) wanted=("$PACKAGE @ file://${wheels[0]}") ;;
+esac
+markdown_docs=$(locked pytest-markdown-docs)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-release-smoke.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-smoke="scripts/smoke/${PACKAGE#mnem-}_smoke.py"
-smoke=${smoke//-/_}
-cp scripts/ci/check_installed.py "$WORK"/
-[ -f "$smoke" ] && cp "$smoke" "$WORK"/
+mkdir "$WORK/readme"
+cp scripts/ci/check_installed.py scripts/ci/readme_blocks.py "$WORK"/
+cp "packages/$PACKAGE/README.md" "$WORK/readme/"
 cd "$WORK"
 
-echo "-- fresh environment for $(basename "$wheel") ($("$PYTHON" --version)), dependencies from PyPI"
+say "fresh environment for $(basename "${wheels[0]}") ($("$PYTHON" --version)), dependencies from PyPI"
 uv venv --quiet --python "$PYTHON" venv
-uv pip install --quiet --python venv/bin/python --find-links "$DIST" "$PACKAGE$extras @ file://$wheel"
+uv pip install --quiet --python venv/bin/python --find-links "$DIST" "${wanted[@]}" "$markdown_docs"
 uv pip check --python venv/bin/python
 venv/bin/python -I check_installed.py "$DIST" "$ROOT" "$PACKAGE"
-if [ -f "$(basename "$smoke")" ]; then
-    echo "-- $smoke"
-    venv/bin/python -I "$(basename "$smoke")" | sed 's/^/   | /'
-else
-    echo "-- no $smoke: import check only"
-fi
-echo "-- $PACKAGE installs and runs from its wheel"
+say "packages/$PACKAGE/README.md: its Python blocks, from the wheel"
+(cd readme && PATH="$WORK/venv/bin:$PATH" PYTHONPATH="$WORK" ../venv/bin/python -m pytest -v \
+    -p no:cacheprovider -p readme_blocks --markdown-docs README.md)
+say "$PACKAGE installs and runs from its wheel"
