@@ -3,7 +3,7 @@
 The test proves it did what it claims: it needs at least :data:`MIN_KILLS` kills, at least one
 acknowledged write per kill on average, and at least a tenth of the kills landing between a
 stage and its commit (they leave staging behind); it checks each store as the kill left it,
-before its own follow-up write, and that this write clears the debris. At the end, the kit's
+before anything opens it again, and that the next opening clears the debris. At the end, the kit's
 change record (lines lost or torn by the kills) still replays to what the engine says each
 commit changed.
 """
@@ -87,7 +87,7 @@ async def write_after(store: Path) -> list[str]:
     return after
 
 
-def test_sigkills_lose_no_acknowledged_item_and_the_next_write_clears_the_debris(
+def test_sigkills_lose_no_acknowledged_item_and_the_next_opening_clears_the_debris(
     tmp_path: Path,
 ) -> None:
     assert KILLS >= MIN_KILLS, f"MNEM_CRASH_KILLS={KILLS}: this test needs {MIN_KILLS} kills"
@@ -113,7 +113,7 @@ def test_sigkills_lose_no_acknowledged_item_and_the_next_write_clears_the_debris
         assert current == sorted(current, key=lambda v: int(v.split("-")[1]))
         after = asyncio.run(write_after(store))
         assert after == [*current, "written after the crash"]
-        assert staging(store) == ([], []), "the next write left the killed write's staging"
+        assert staging(store) == ([], []), "the next opening left the killed write's staging"
     print(f"\n{KILLS} kills, {acknowledged} acknowledged adds, {left_staged} left staging behind")
     assert acknowledged >= KILLS, f"only {acknowledged} acknowledged adds in {KILLS} kills"
     assert left_staged >= KILLS // 10, f"only {left_staged} of {KILLS} kills landed mid-write"

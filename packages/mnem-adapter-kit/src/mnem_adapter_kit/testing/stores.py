@@ -100,9 +100,19 @@ def committed_ids(path: str | os.PathLike[str], at: str | None = None) -> set[st
 
 
 def staging(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
-    """The staged node ids and staged deletions, as the engine reports them."""
-    with _lease(path) as lease:
-        return [node_id for node_id, _ in lease.staged()], lease.staged_deletions()
+    """The staged node ids and staged deletions, as the engine reports them.
+
+    Read as they are: through this process's handle if it is open, else straight
+    from the engine (opening through the kit would clear a killed write's staging).
+    """
+    if is_held(path):
+        with _lease(path) as lease:
+            return [node_id for node_id, _ in lease.staged()], lease.staged_deletions()
+    engine = mnem.open(store_root(path))
+    try:
+        return [node_id for node_id, _ in engine.staged()], engine.staged_deletions()
+    finally:
+        del engine
 
 
 def write_foreign(path: str | os.PathLike[str], nodes: dict[str, Any]) -> str:
