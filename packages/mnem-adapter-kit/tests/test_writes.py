@@ -121,6 +121,7 @@ def test_any_id_staged_by_an_adapter_write_killed_mid_way_is_cleared_at_the_next
         "from mnem_adapter_kit import open_store\n"
         "with open_store(sys.argv[1], author='kit').write() as tx:\n"
         "    tx.add('raw note id', 'half written')\n"
+        "    tx.engine  # staged in the engine from here on\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     run = subprocess.run([sys.executable, "-c", killed_mid_write, str(tmp_path)], check=False)

@@ -78,8 +78,6 @@ class _Journal:
 
     def note(self, node_id: str) -> None:
         """Record ``node_id`` durably enough to survive the process being killed."""
-        if is_scope_id(node_id):
-            return
         if self._file is None:
             self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in end()
         self._file.write(json.dumps(node_id) + "\n")
@@ -115,17 +113,19 @@ class _Journal:
 class Write:
     """What one write block stages; after the block, what it committed.
 
-    ``engine`` is the section's engine, for reads the block needs (staging goes
-    through :meth:`add` and :meth:`remove`, so the write knows what it commits).
+    Staging reaches the engine when the block ends, just before the commit (or when
+    the block first asks for :attr:`engine`), so the write's engine calls run back
+    to back.
     """
 
     def __init__(
         self, engine: mnem.Store, stage: Stage, root: str, record: _record.Appender
     ) -> None:
-        self.engine = engine
+        self._engine = engine
         self._stage = stage
         self._record = record
-        self._journal = _Journal(root)
+        self._root = root
+        self._journal: _Journal | None = None
         self.parent: str | None = engine.head_commit()
         """The commit the write builds on (None on an empty store)."""
         self.message: str | None = None
@@ -134,6 +134,14 @@ class Write:
         """What the write committed, once its block has exited; None if it staged nothing."""
         self._added: dict[str, mnem.MemoryNode] = {}
         self._removed: list[str] = []
+        self._pending: list[tuple[Any, ...]] = []
+        self._sent: list[str] = []
+
+    @property
+    def engine(self) -> mnem.Store:
+        """The section's engine, for reads the block needs, with everything added so far staged."""
+        self._flush()
+        return self._engine
 
     def add(
         self,
@@ -145,15 +153,7 @@ class Write:
         event_time: int | None = None,
     ) -> None:
         """Stage ``content`` (a JSON value) under ``node_id``."""
-        self._journal.note(node_id)
-        self._stage(
-            "add",
-            node_id,
-            content,
-            content_kind=content_kind,
-            provenance=provenance,
-            event_time=event_time,
-        )
+        self._note(node_id)
         self._added[node_id] = mnem.MemoryNode(
             id=node_id,
             content=content,
@@ -161,12 +161,38 @@ class Write:
             provenance=provenance or mnem.Provenance(),
             event_time=event_time,
         )
+        self._pending.append((node_id, content, content_kind, provenance, event_time))
 
     def remove(self, node_id: str) -> None:
         """Stage a tombstone for ``node_id``, which must be in memory."""
-        self._journal.note(node_id)
-        self._stage("rm", node_id)
+        self._note(node_id)
         self._removed.append(node_id)
+        self._pending.append((node_id,))
+
+    def _note(self, node_id: str) -> None:
+        """Journal an id no adapter scope would recognise, before it is staged."""
+        if not is_scope_id(node_id):
+            if self._journal is None:
+                self._journal = _Journal(self._root)
+            self._journal.note(node_id)
+
+    def _flush(self) -> None:
+        """Hand the engine what the block staged since the last flush, in order."""
+        pending, self._pending = self._pending, []
+        for staged in pending:
+            if len(staged) == 1:
+                self._stage("rm", staged[0])
+            else:
+                node_id, content, kind, provenance, event_time = staged
+                self._stage(
+                    "add",
+                    node_id,
+                    content,
+                    content_kind=kind,
+                    provenance=provenance,
+                    event_time=event_time,
+                )
+            self._sent.append(staged[0])
 
     @property
     def staged(self) -> bool:
@@ -184,19 +210,22 @@ class Write:
         if message is None:
             verb = "write" if self._added and self._removed else "add" if self._added else "remove"
             message = describe(verb, [*self._added, *self._removed])
+        recorded = recordable and not self._added.keys() & set(self._removed)
+        line = self._record.line(self.parent, self._added, self._removed) if recorded else None
         time_ms = now_ms()
+        self._flush()
         commit: str = self._stage("commit", message, author=author, time_ms=time_ms)
         parents = () if self.parent is None else (self.parent,)
         record = CommitRecord(commit, parents, time_ms, author, message)
         self.committed = Committed(commit, self.parent, self._added, tuple(self._removed), record)
-        if recordable and not self._added.keys() & set(self._removed):
-            self._record.append(commit, self.parent, self._added, self._removed)
+        if line is not None:
+            self._record.append(commit, line)
         return self.committed
 
     def _rollback(self) -> bool:
         """Unstage what this write staged; whether every unstage succeeded."""
         clean = True
-        for node_id in [*self._added, *self._removed]:
+        for node_id in self._sent:
             try:
                 self._stage("unstage", node_id)
             except (StoreError, mnem.MnemError):
@@ -204,7 +233,8 @@ class Write:
         return clean
 
     def _end(self, *, clean: bool) -> None:
-        self._journal.end(forget=clean)
+        if self._journal is not None:
+            self._journal.end(forget=clean)
 
 
 def clear_abandoned_staging(engine: mnem.Store, root: str) -> str | None:

@@ -71,16 +71,26 @@ class Mirror(Generic[T]):
         self._synced = True
         return self._values
 
-    def apply(self, committed: Committed) -> None:
-        """Take in a write committed on this store; resync later if it was not on top of us."""
+    def decode_all(self, nodes: Mapping[str, mnem.MemoryNode]) -> dict[str, T | None]:
+        """What :meth:`apply` would decode of ``nodes``, decoded now (before the commit)."""
+        return {
+            node_id: self._decode(node) for node_id, node in nodes.items() if self._owns(node_id)
+        }
+
+    def apply(self, committed: Committed, decoded: Mapping[str, T | None] | None = None) -> None:
+        """Take in a write committed on this store; resync later if it was not on top of us.
+
+        ``decoded``: what :meth:`decode_all` made of ``committed.added`` beforehand.
+        """
         if not self._synced or committed.parent != self.commit:
             self._synced = False
             return
         for node_id in committed.removed:
             self._values.pop(node_id, None)
-        for node_id, node in committed.added.items():
-            if self._owns(node_id):
-                self._set(node_id, node)
+        if decoded is None:
+            decoded = self.decode_all(committed.added)
+        for node_id, value in decoded.items():
+            self._set_value(node_id, value)
         self.commit = committed.commit
         self._changed()
 
@@ -121,7 +131,9 @@ class Mirror(Generic[T]):
         self._changed()
 
     def _set(self, node_id: str, node: mnem.MemoryNode | None) -> None:
-        value = None if node is None else self._decode(node)
+        self._set_value(node_id, None if node is None else self._decode(node))
+
+    def _set_value(self, node_id: str, value: T | None) -> None:
         values = self._values
         if value is None:
             values.pop(node_id, None)

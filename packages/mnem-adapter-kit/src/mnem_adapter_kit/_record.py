@@ -34,6 +34,8 @@ LINES_PER_STEP = 256
 UNKNOWN = ""
 """The fingerprint of a node whose value is not known (a real fingerprint is never empty)."""
 _PROVENANCE = ("agent_step", "observation", "tool_call", "source", "note")
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def fingerprint(node: mnem.MemoryNode) -> str:
     """A node as canonical JSON: equal exactly when the engine would store the same node."""
     provenance = [getattr(node.provenance, name) for name in _PROVENANCE]
     value = [node.content, node.content_kind, provenance, node.event_time]
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 class Appender:
@@ -104,21 +106,21 @@ class Appender:
         self._path = path_of(root)
         self._fd: int | None = None
 
-    def append(
-        self,
-        commit: str,
-        parent: str | None,
-        staged: Mapping[str, mnem.MemoryNode],
-        removed: Sequence[str],
-    ) -> None:
-        """Add ``commit``'s line."""
-        line = {
-            "commit": commit,
+    @staticmethod
+    def line(
+        parent: str | None, staged: Mapping[str, mnem.MemoryNode], removed: Sequence[str]
+    ) -> str:
+        """A commit's line but for the commit id (made before the commit, while it is cheap)."""
+        rest = {
             "parent": parent,
             "set": [_node_json(node) for node in staged.values()],
             "removed": list(removed),
         }
-        text = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
+        return _COMPACT.encode(rest)[1:] + "\n"
+
+    def append(self, commit: str, line: str) -> None:
+        """Add ``commit``'s :meth:`line`."""
+        text = f'{{"commit":"{commit}",{line}'
         with contextlib.suppress(OSError):
             if self._fd is None:
                 flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 import weakref
 from collections.abc import Callable, Generator
@@ -169,13 +170,20 @@ class Store:
             raise ClosedError("this adapter object was closed", store_path=self.root)
         return handle
 
-    def _admit(self) -> Steps[Handle]:
-        """Take the turn, then begin a section (polling while another process holds the lock)."""
+    def _admit(self, me: object) -> Steps[Handle]:
+        """Take the turn for ``me`` (a thread id or a task), then begin a section.
+
+        Polls while another process holds the lock. Nothing is waited for when the turn
+        is free and the handle open, the usual case.
+        """
         handle = self._live()
         since = time.monotonic()
-        yield _TURN
+        if not handle.turns.try_take(me):
+            yield _TURN
+        handle.took_turn()
         try:
-            yield from _enter(handle, since, self)
+            if not handle.enter(self.create):
+                yield from _enter(handle, since, self)
         except BaseException:
             handle.give()
             raise
@@ -193,6 +201,7 @@ class Store:
                 if asynchronous:
                     yield 0.0
                 yield _TURN
+                handle.took_turn()
                 try:
                     started = time.monotonic()
                     while True:
@@ -256,9 +265,7 @@ def _block(store: Store, steps: Steps[T]) -> T:
         failure = None
         try:
             if request is _TURN:
-                handle = store._live()
-                handle.turns.take(store.busy_timeout)
-                handle.took_turn()
+                store._live().turns.take(store.busy_timeout)
             elif isinstance(request, float) and request:
                 time.sleep(request)
         except BaseException as exc:
@@ -277,9 +284,7 @@ async def _await(store: Store, steps: Steps[T]) -> T:
         failure = None
         try:
             if request is _TURN:
-                handle = store._live()
-                await handle.turns.atake(store.busy_timeout)
-                handle.took_turn()
+                await store._live().turns.atake(store.busy_timeout)
             elif request is _PAUSE:
                 await _pause()
             else:
@@ -306,11 +311,12 @@ class _Section:
         self._engine: _Engine | None = None
 
     def __enter__(self) -> Any:
-        return self._begin(_block(self._store, self._store._admit()))
+        return self._begin(_block(self._store, self._store._admit(threading.get_ident())))
 
     async def __aenter__(self) -> Any:
         await asyncio.sleep(0)
-        return self._begin(await _await(self._store, self._store._admit()))
+        me = asyncio.current_task()
+        return self._begin(await _await(self._store, self._store._admit(me)))
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -384,10 +390,12 @@ class _WriteSection(_Section):
         write, self._write = self._write, None
         handle = self._handle
         assert handle is not None
-        committed = None
+        committed = decoded = None
         if write is not None:
             if exc is None:
                 try:
+                    if self._mirror is not None:
+                        decoded = self._mirror.decode_all(write._added)
                     committed = write._finish(self._store.author, recordable=handle.staging_checked)
                 except BaseException as failed:
                     exc, raise_it = failed, True
@@ -396,5 +404,5 @@ class _WriteSection(_Section):
                 handle.staging_checked = False
             write._end(clean=clean)
         if committed is not None and self._mirror is not None:
-            self._mirror.apply(committed)
+            self._mirror.apply(committed, decoded)
         super()._end(exc, raise_it=raise_it)

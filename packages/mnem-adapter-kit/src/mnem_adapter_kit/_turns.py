@@ -67,6 +67,16 @@ class Turns:
     def held(self) -> bool:
         return self._held
 
+    def try_take(self, me: object) -> bool:
+        """Take the turn for ``me`` if nobody holds or waits for it; whether it was taken."""
+        self._refuse_nesting(me)
+        with self._lock:
+            if self._held or self._queue:
+                return False
+            self._held = True
+            self.holder = me
+            return True
+
     def take(self, timeout: float) -> None:
         """Wait for the turn in this thread."""
         me = threading.get_ident()

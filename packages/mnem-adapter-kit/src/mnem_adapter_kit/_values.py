@@ -46,6 +46,7 @@ _TAGGED_TYPES: dict[type, str] = {
 }
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _Where = tuple[Any, ...]
 """Where a part of a value sits, built only when it is refused: (parent, key) pairs."""
 
@@ -66,7 +67,7 @@ def check_text(value: object, what: str) -> str:
 def to_json_text(value: Any, what: str, *, tagged: bool = False) -> str:
     """``value`` as compact JSON text that :func:`from_json_text` turns back into an equal value."""
     checked = _walk(value, what, tagged)
-    return json.dumps(checked, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _ENCODER.encode(checked)
 
 
 def from_json_text(text: str, *, tagged: bool = False) -> Any:

@@ -108,7 +108,7 @@ def decode(stored: object) -> MemoryContent | None:
     mime: MemoryMimeType | str = stored["mime_type"]
     if stored.get("mime_is_enum"):
         mime = MemoryMimeType(mime)
-    return MemoryContent.model_construct(content=value, mime_type=mime, metadata=metadata)
+    return _construct(value, mime, metadata)
 
 
 _new = MemoryContent.__new__
@@ -122,7 +122,7 @@ _PLAIN_MODEL = not MemoryContent.__private_attributes__ and (
 def fresh(item: MemoryContent) -> MemoryContent:
     """A copy of a decoded item that shares nothing mutable with it.
 
-    Pydantic's own shallow copy, with the content and metadata dicts copied level by
+    A new model of the same fields, with the content and metadata dicts copied level by
     level (their leaves are immutable) and an ``Image`` copied deeply.
     """
     state = item.__dict__
@@ -134,20 +134,24 @@ def fresh(item: MemoryContent) -> MemoryContent:
     metadata = state["metadata"]
     if metadata is not None:
         metadata = _copy_tree(metadata)
+    return _construct(content, state["mime_type"], metadata)
+
+
+_FIELDS = ("content", "mime_type", "metadata")
+
+
+def _construct(
+    content: str | bytes | dict[str, Any] | Image, mime: MemoryMimeType | str, metadata: Any
+) -> MemoryContent:
+    """A ``MemoryContent`` of valid fields, built as pydantic's ``model_construct`` builds it."""
     if not _PLAIN_MODEL:
-        copied = copy.copy(item)
-        copied.__dict__.update(content=content, metadata=metadata)
-        return copied
-    copied = _new(MemoryContent)
-    _set(
-        copied,
-        "__dict__",
-        {"content": content, "mime_type": state["mime_type"], "metadata": metadata},
-    )
-    _set(copied, "__pydantic_fields_set__", set(item.__pydantic_fields_set__))
-    _set(copied, "__pydantic_extra__", None)
-    _set(copied, "__pydantic_private__", None)
-    return copied
+        return MemoryContent.model_construct(content=content, mime_type=mime, metadata=metadata)
+    built = _new(MemoryContent)
+    _set(built, "__dict__", {"content": content, "mime_type": mime, "metadata": metadata})
+    _set(built, "__pydantic_fields_set__", set(_FIELDS))
+    _set(built, "__pydantic_extra__", None)
+    _set(built, "__pydantic_private__", None)
+    return built
 
 
 def _copy_tree(value: Any) -> Any:

@@ -41,9 +41,12 @@ def decoder(scope: Scope) -> Callable[[mnem.MemoryNode], Entry | None]:
     return decode
 
 
-@dataclass(frozen=True)
+@dataclass
 class Items:
-    """The items of one mirror version, oldest first, and the high-water sequence number."""
+    """The items of one mirror version, oldest first, and the high-water sequence number.
+
+    Readers take what they need from it without awaiting, so a write may extend it in place.
+    """
 
     ordered: list[MemoryItem]
     high: int
@@ -66,10 +69,13 @@ class Items:
             ordered.sort(key=lambda item: item.seq)
         return cls(ordered, high)
 
-    def after(self, cleared: bool, added: list[MemoryItem]) -> Items:
-        """These items after a write of this memory: cleared (or not), then ``added`` appended."""
-        kept = [] if cleared else self.ordered
-        return Items([*kept, *added], max([self.high, *(item.seq for item in added)]))
+    def take(self, cleared: bool, added: list[MemoryItem]) -> None:
+        """Become the items after a write of this memory: cleared (or not), then ``added``."""
+        if cleared:
+            self.ordered = []
+        self.ordered.extend(added)
+        if added:
+            self.high = max(self.high, added[-1].seq)
 
 
 def items_in(scope: Scope, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:

@@ -150,7 +150,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         self._scope = Scope.of(self._name)
         self._mirror: Mirror[Entry] = Mirror(self._scope.owns, decoder(self._scope))
         self._items_of: tuple[int, Items] | None = None
-        self._context_of: tuple[Items, str] | None = None
+        self._context_of: tuple[int, str] | None = None
         self._store = open_store(
             default_store_path(self._name) if given is None else given,
             author=author,
@@ -175,13 +175,10 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """Append the memory to ``model_context`` exactly as ListMemory does (nothing if empty)."""
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            items = self._items()
-        injected = items.ordered
-        if self._config.max_injected is not None:
-            injected = injected[-self._config.max_injected :]
+            injected = self._items().ordered[-(self._config.max_injected or 0) :]
         contents = [codec.fresh(item.content) for item in injected]
         if contents:
-            text = self._context_text(items, contents)
+            text = self._context_text(contents)
             message: LLMMessage = (
                 SystemMessage(content=text)
                 if self._config.inject_as == "system"
@@ -202,8 +199,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     async def _query(self) -> MemoryQueryResult:
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            items = self._items()
-        return MemoryQueryResult(results=[codec.fresh(item.content) for item in items.ordered])
+            ordered = self._items().ordered[:]
+        return MemoryQueryResult(results=[codec.fresh(item.content) for item in ordered])
 
     async def add(
         self, content: MemoryContent, cancellation_token: CancellationToken | None = None
@@ -214,7 +211,10 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         if batch is not None:
             batch.adds.append(stored)
             return
-        await _cancellable(cancellation_token, self._commit([stored], clear=False))
+        if cancellation_token is None:
+            await self._commit([stored], clear=False)
+        else:
+            await _cancellable(cancellation_token, self._commit([stored], clear=False))
 
     async def clear(self) -> None:
         """Tombstone every item in one commit (none if already empty); history keeps them."""
@@ -261,8 +261,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
         with self._store.session() as engine:
             self._mirror.sync(engine)
-            items = self._items()
-        return ContentSnapshot(codec.fresh(item.content) for item in items.ordered)
+            ordered = self._items().ordered[:]
+        return ContentSnapshot(codec.fresh(item.content) for item in ordered)
 
     @content.setter
     def content(self, value: list[MemoryContent]) -> None:
@@ -278,8 +278,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """Every item with its id (the id :meth:`why` takes), oldest first."""
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            items = self._items()
-        return [MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in items.ordered]
+            ordered = self._items().ordered[:]
+        return [MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in ordered]
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
         """The commit that gave ``item_id`` its value as of ``at`` (default HEAD), and when."""
@@ -399,10 +399,11 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             self._items_of = (version, Items.of(self._mirror.values.values()))
         return self._items_of[1]
 
-    def _context_text(self, items: Items, contents: list[MemoryContent]) -> str:
+    def _context_text(self, contents: list[MemoryContent]) -> str:
         """:func:`render_memory_context` of ``contents`` (the items injected), once per version."""
-        if self._context_of is None or self._context_of[0] is not items:
-            self._context_of = (items, render_memory_context(contents))
+        version = self._mirror.version
+        if self._context_of is None or self._context_of[0] != version:
+            self._context_of = (version, render_memory_context(contents))
         return self._context_of[1]
 
     async def _commit(self, adds: list[dict[str, Any]], *, clear: bool) -> None:
@@ -445,7 +446,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             if not isinstance(entry, MemoryItem):
                 return
             added.append(entry)
-        self._items_of = (mirror.version, written.items.after(written.cleared, added))
+        written.items.take(written.cleared, added)
+        self._items_of = (mirror.version, written.items)
 
 
 @dataclass(frozen=True)
