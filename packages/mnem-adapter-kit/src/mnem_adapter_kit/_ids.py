@@ -129,7 +129,8 @@ def is_scope_id(node_id: str) -> bool:
     """Whether :func:`parse` recognises ``node_id``, without building its scope."""
     pieces = node_id.split(SEPARATOR)
     if pieces[0].startswith(FAMILY_MARKER):
-        if not _FAMILY_PATTERN.fullmatch(pieces.pop(0)[1:]):
+        family = pieces.pop(0)[1:]
+        if not _FAMILY_PATTERN.fullmatch(family):
             return False
     if len(pieces) < 2:
         return False
