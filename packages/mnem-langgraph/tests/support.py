@@ -10,12 +10,13 @@ from pathlib import Path
 import mnem
 from langchain_core.embeddings import Embeddings
 
-from mnem_adapter_kit import NoStoreError, attach
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.errors import NoStoreError
 
 
 def commits(path: Path) -> list[mnem.Commit]:
     """The first-parent chain from HEAD, newest first (none if no store was ever made)."""
-    client = attach(path, create=False)
+    client = open_store(path, author="test", create=False)
     try:
         with client.session() as engine:
             return engine.log(first_parent=True)

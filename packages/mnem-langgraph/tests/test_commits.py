@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from langgraph.store.base import GetOp, PutOp, SearchOp
 
-from mnem_adapter_kit import attach
+from mnem_adapter_kit import open_store
 from mnem_langgraph import InvalidInputError, MnemosyneStore
 
 from .support import commits
@@ -108,7 +108,7 @@ def test_a_refused_batch_stages_and_commits_nothing(
     with pytest.raises(InvalidInputError):
         store.batch([PutOp(("a",), "ok", {"v": 2}), PutOp(("a",), "bad", {"v": float("nan")})])
     assert len(commits(store_path)) == 1
-    client = attach(store_path)
+    client = open_store(store_path, author="test")
     try:
         with client.session() as lease:
             assert lease.staged() == []

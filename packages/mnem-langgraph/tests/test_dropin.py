@@ -49,7 +49,7 @@ async def test_a_switch_is_refused_while_other_operations_wait_for_the_store(
         leave = threading.Event()
 
         def hold() -> None:
-            with store._shards.all()[0].client.session():
+            with store._shards.all()[0].store.session():
                 entered.set()
                 leave.wait()
 

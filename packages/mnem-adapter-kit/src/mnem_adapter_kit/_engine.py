@@ -76,7 +76,7 @@ ASK_EVERY = 0.005
 """How often a busy holder past its :data:`TURN` asks whether another process waits."""
 
 _KEEPS_HEAD = frozenset(
-    {
+    [
         "head",
         "head_commit",
         "log",
@@ -95,7 +95,7 @@ _KEEPS_HEAD = frozenset(
         "add",
         "rm",
         "unstage",
-    }
+    ]
 )
 """Engine calls that never move HEAD; any other call makes the handle forget what it knew."""
 _STAGING = frozenset({"add", "rm", "unstage"})

@@ -12,15 +12,16 @@ no prefix read), so adapters read through a :class:`Mirror` instead:
   is applied directly.
 
 Each node is decoded once, when it changes, into what the adapter serves
-(``decode`` returns ``None`` for a node that is not the adapter's). Values are
-kept in node-id order. Only committed state is mirrored; staged nodes are never
-served. :attr:`version` moves whenever the values change, so adapters can cache
+(``decode`` returns ``None`` for a node that is not the adapter's); :meth:`Mirror.ids`
+lists the ids in order, kept sorted once asked for. Only committed state is
+mirrored; staged nodes are never served. :attr:`version` moves whenever the values change, so adapters can cache
 what they derive.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import bisect
+from collections.abc import Callable, Mapping, Sequence
 from typing import Generic, TypeVar
 
 import mnem
@@ -30,12 +31,13 @@ from ._commit import Committed
 
 T = TypeVar("T")
 
+_ABSENT = object()
 SHORTCUT_DEPTH = 16
 """How many commits back the mirror looks for a cheap path before diffing whole states."""
 
 
 class Mirror(Generic[T]):
-    """The decoded nodes whose ids satisfy ``owns``, as of :attr:`commit`, in id order."""
+    """The decoded nodes whose ids satisfy ``owns``, as of :attr:`commit`."""
 
     def __init__(
         self, owns: Callable[[str], bool], decode: Callable[[mnem.MemoryNode], T | None]
@@ -44,14 +46,20 @@ class Mirror(Generic[T]):
         self._decode = decode
         self.commit: str | None = None
         self._values: dict[str, T] = {}
-        self._unordered = False
+        self._ids: list[str] | None = None
         self.version = 0
         self._synced = False
 
     @property
     def values(self) -> Mapping[str, T]:
-        """The mirrored values by node id, in id order (as of the last sync or write)."""
+        """The mirrored values by node id (as of the last sync or write)."""
         return self._values
+
+    def ids(self) -> Sequence[str]:
+        """The mirrored node ids in order (do not modify the list)."""
+        if self._ids is None:
+            self._ids = sorted(self._values)
+        return self._ids
 
     def sync(self, engine: mnem.Store) -> Mapping[str, T]:
         """Bring the mirror to the store's HEAD commit and return its values."""
@@ -86,7 +94,7 @@ class Mirror(Generic[T]):
             self._synced = False
             return
         for node_id in committed.removed:
-            self._values.pop(node_id, None)
+            self._set_value(node_id, None)
         if decoded is None:
             decoded = self.decode_all(committed.added)
         for node_id, value in decoded.items():
@@ -98,6 +106,7 @@ class Mirror(Generic[T]):
         """Forget everything; the next sync reads the store afresh."""
         self.commit = None
         self._values = {}
+        self._ids = None
         self.version += 1
         self._synced = False
 
@@ -125,6 +134,7 @@ class Mirror(Generic[T]):
 
     def _reset(self, nodes: Mapping[str, mnem.MemoryNode]) -> None:
         self._values = {}
+        self._ids = None
         for node_id in sorted(nodes):
             if self._owns(node_id):
                 self._set(node_id, nodes[node_id])
@@ -134,16 +144,14 @@ class Mirror(Generic[T]):
         self._set_value(node_id, None if node is None else self._decode(node))
 
     def _set_value(self, node_id: str, value: T | None) -> None:
-        values = self._values
+        values, ids = self._values, self._ids
         if value is None:
-            values.pop(node_id, None)
+            if values.pop(node_id, _ABSENT) is not _ABSENT and ids is not None:
+                del ids[bisect.bisect_left(ids, node_id)]
             return
-        if node_id not in values and values and node_id < next(reversed(values)):
-            self._unordered = True
+        if ids is not None and node_id not in values:
+            bisect.insort(ids, node_id)
         values[node_id] = value
 
     def _changed(self) -> None:
-        if self._unordered:
-            self._values = dict(sorted(self._values.items()))
-            self._unordered = False
         self.version += 1

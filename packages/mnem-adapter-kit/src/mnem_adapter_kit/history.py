@@ -406,19 +406,30 @@ def commits_changing(
 
 
 def node_commits(
-    engine: mnem.Store, owns: Callable[[str], bool]
+    engine: mnem.Store,
+    owns: Callable[[str], bool],
+    *,
+    limit: int | None = None,
+    keep: Callable[[CommitRecord, tuple[mnem.NodeChange, ...]], bool] | None = None,
 ) -> Walk[list[tuple[CommitRecord, tuple[mnem.NodeChange, ...]]]]:
     """HEAD's commits that changed nodes ``owns`` accepts, newest first, with those changes
-    on both sides (before and after), in id order."""
+    on both sides (before and after), in id order.
+
+    With ``keep``, only the commits it accepts given their changes; at most ``limit``.
+    """
     records = yield from chain_of(engine)
     yield from primed(engine, records, sides=True)
     found: list[tuple[CommitRecord, tuple[mnem.NodeChange, ...]]] = []
     for entry in records:
+        if limit is not None and len(found) >= limit:
+            break
         known = yield from changes_of(engine, entry.id)
         if not any(map(owns, known)):
             continue
         sides = yield from node_changes_of(engine, entry)
-        found.append((entry, tuple(side for side in sides if owns(side.id))))
+        own = tuple(side for side in sides if owns(side.id))
+        if keep is None or keep(entry, own):
+            found.append((entry, own))
     return found
 
 

@@ -1,6 +1,6 @@
 """A LangGraph ``BaseStore`` backed by Mnemosyne: long-term memory whose every write is a commit."""
 
-from mnem_adapter_kit import (
+from mnem_adapter_kit.errors import (
     BusyError,
     ClosedError,
     ConflictError,

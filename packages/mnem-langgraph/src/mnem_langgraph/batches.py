@@ -1,12 +1,17 @@
 """One batch, run in steps so that an embedder is never called while the store is held.
 
-1. :meth:`Batch.writes_to_embed`: the texts of the batch's puts that have no
-   vector yet (the caller embeds them, then :meth:`Pending.done`);
-2. :meth:`Batch.execute`, per shard, inside the store's turn: take the HEAD
-   snapshot (every read answers from it) and commit the shard's writes;
-3. :meth:`Batch.reads_to_embed`: texts of the snapshots' items that ranked
-   searches need and that have no vector (another process wrote them, or the
-   sidecar was lost);
+1. :meth:`Batch.writes_to_embed` (on a store with an index): the texts of the
+   batch's puts that have no vector yet (the caller embeds them, then
+   :meth:`Pending.done`);
+2. per shard, in one turn of the store: take the HEAD snapshot (every read
+   answers from it) and commit the shard's writes. A shard the batch puts into
+   runs :meth:`Batch.execute` in a write block, whose entry brings the items to
+   HEAD. Any other runs :meth:`Batch.read` in a read section, so that a store
+   switched to a past commit stays readable; only if its deletes find an item
+   does it go on to a write block, whose snapshot the reads then answer from;
+3. :meth:`Batch.reads_to_embed` (with an index): texts of the snapshots' items
+   that ranked searches need and that have no vector (another process wrote
+   them, or the sidecar was lost);
 4. :meth:`Batch.results`: answer every read from its snapshots, outside the
    turn, and note the TTL refreshes of what was returned.
 
@@ -22,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 import mnem
 from langgraph.store.base import Result
 
-from mnem_adapter_kit import Transaction, write
+from mnem_adapter_kit import Write as StoreWrite
 
 from . import clock
 from .index import IndexSettings
@@ -49,14 +54,18 @@ class Pending:
 
 @dataclass
 class Route:
-    """What a batch does in one shard; ``snapshot`` is the shard's HEAD before its writes."""
+    """What a batch does in one shard; ``snapshot`` is the shard's HEAD before its writes.
+
+    ``changes`` are the writes that change something at that HEAD (a delete of an
+    absent item does not).
+    """
 
     shard: Shard
     reads: list[int]
     writes: list[Write]
     snapshot: Snapshot | None = None
     live: Live | None = None
-    answers: dict[int, Any] = field(default_factory=dict)
+    changes: list[Write] = field(default_factory=list)
 
 
 class Batch:
@@ -67,26 +76,17 @@ class Batch:
         plan: Plan,
         routes: list[Route],
         *,
-        author: str,
         index: IndexSettings | None,
         vectors_of: Callable[[Shard], ShardVectors],
     ) -> None:
         self.plan = plan
         self.routes = routes
-        self._author = author
         self._index = index
         self._vectors_of = vectors_of
         self.query_vectors: dict[str, Sequence[float]] = {}
 
-    @property
-    def queries(self) -> list[str]:
-        """The queries to embed: those of ranked searches (none without an index)."""
-        return [] if self._index is None else self.plan.queries
-
     def writes_to_embed(self) -> list[Pending]:
         """Per shard, the texts of this batch's puts that have no vector yet."""
-        if self._index is None:
-            return []
         found = []
         for route in self.routes:
             prepared = [w.prepared for w in route.writes if w.prepared is not None]
@@ -100,19 +100,36 @@ class Batch:
     def prepare_ttl(self) -> None:
         """Make each shard's sidecar exist before a write with a TTL commits (see ttl.py)."""
         for route in self.routes:
-            if any(w.prepared is not None and w.prepared.ttl_ms for w in route.writes):
-                route.shard.expiry.prepare_for_writes()
+            for write in route.writes:
+                if write.prepared is not None and write.prepared.ttl_ms:
+                    route.shard.expiry.prepare_for_writes()
+                    break
 
-    def execute(self, route: Route, engine: mnem.Store) -> None:
-        """In the store's turn: the shard's snapshot, then its writes as one commit."""
+    @staticmethod
+    def puts(route: Route) -> bool:
+        """Whether the route commits whatever HEAD holds (it puts an item)."""
+        return any(write.prepared is not None for write in route.writes)
+
+    def read(self, route: Route, engine: mnem.Store) -> bool:
+        """In a read section: the shard's snapshot; whether the route's writes change it."""
+        self._look(route, engine)
+        return bool(route.changes)
+
+    def execute(self, route: Route, write: StoreWrite) -> None:
+        """In a write block (items at HEAD): the shard's snapshot, then its writes staged."""
+        self._look(route, write.engine)
+        if route.changes:
+            _stage(write, route.changes, cast(Snapshot, route.snapshot), route.live)
+            write.message = describe(route.changes)
+
+    @staticmethod
+    def _look(route: Route, engine: mnem.Store) -> None:
         shard = route.shard
         snapshot = route.snapshot = shard.view.at_head(engine)
         route.live = shard.expiry.checker(snapshot, clock.now_ms())
-        changes = [w for w in route.writes if w.prepared is not None or w.node_id in snapshot.items]
-        if changes:
-            with write(engine, author=self._author, mirror=shard.view.mirror) as tx:
-                _stage(tx, changes, snapshot, route.live)
-                tx.message = describe(changes)
+        route.changes = [
+            w for w in route.writes if w.prepared is not None or w.node_id in snapshot.items
+        ]
 
     def reads_to_embed(self) -> list[Pending]:
         """Per shard, texts of items that ranked searches will score and that lack a vector."""
@@ -126,37 +143,45 @@ class Batch:
         return found
 
     def results(self) -> list[Result]:
-        """Every op's result, and the TTL refreshes of the items returned."""
-        plan = self.plan
+        """Every op's result, and the TTL refreshes of the items returned.
+
+        Only items with a TTL need their shard noted for a refresh, and only a
+        snapshot with expiring items (a ``live`` check) holds any.
+        """
+        reads = self.plan.reads
+        partials: list[list[Any]] = [[] for _ in reads]
         owners: dict[int, Shard] = {}
-        partials: dict[int, list[Any]] = {}
         for route in self.routes:
-            snapshot = cast(Snapshot, route.snapshot)
             for index in route.reads:
-                read = plan.reads[index]
-                assert read is not None
-                answer = self._partial(route, read, snapshot)
-                partials.setdefault(index, []).append(answer)
-                for stored in _items_of(read, answer):
-                    owners[id(stored)] = route.shard
+                read = reads[index]
+                answer = self._partial(route, read)
+                partials[index].append(answer)
+                if route.live is not None:
+                    for stored in _items_of(read, answer):
+                        if stored.ttl_ms is not None:
+                            owners[id(stored)] = route.shard
         out: list[Result] = []
         refreshed: dict[int, tuple[Shard, list[Any]]] = {}
-        for index, read in enumerate(plan.reads):
+        for read, found in zip(reads, partials, strict=True):
             if read is None:
                 out.append(None)
                 continue
-            answer = combine(read, partials.get(index, []))
+            answer = combine(read, found)
             out.append(result(read, answer))
-            if isinstance(read, (Get, Search)) and read.refresh:
+            if owners and isinstance(read, (Get, Search)) and read.refresh:
                 for stored in returned_items(read, answer):
-                    shard = owners[id(stored)]
-                    refreshed.setdefault(id(shard), (shard, []))[1].append(stored)
-        now = clock.now_ms()
-        for shard, items in refreshed.values():
-            shard.expiry.touch(items, now)
+                    shard = owners.get(id(stored))
+                    if shard is not None:
+                        refreshed.setdefault(id(shard), (shard, []))[1].append(stored)
+        if refreshed:
+            now = clock.now_ms()
+            for shard, items in refreshed.values():
+                shard.expiry.touch(items, now)
         return out
 
-    def _partial(self, route: Route, read: Any, snapshot: Snapshot) -> Any:
+    def _partial(self, route: Route, read: Any) -> Any:
+        snapshot = route.snapshot
+        assert snapshot is not None
         if isinstance(read, Search) and read.query is not None and self._index is not None:
             vectors = self._vectors_of(route.shard)
             query = vectors.query_vector(self.query_vectors[read.query])
@@ -165,8 +190,6 @@ class Batch:
         return partial(read, snapshot, route.live)
 
     def _ranking_routes(self) -> list[Route]:
-        if self._index is None:
-            return []
         reads = self.plan.reads
         return [
             route
@@ -186,7 +209,7 @@ def _items_of(read: Any, answer: Any) -> list[Any]:
     return []
 
 
-def _stage(tx: Transaction, changes: list[Write], snapshot: Snapshot, live: Live | None) -> None:
+def _stage(write: StoreWrite, changes: list[Write], snapshot: Snapshot, live: Live | None) -> None:
     """Stage a batch's writes; puts keep the item's ``created_at`` and stamp ``updated_at``.
 
     An expired item that no sweep has deleted yet counts as absent: a put makes it anew.
@@ -195,7 +218,7 @@ def _stage(tx: Transaction, changes: list[Write], snapshot: Snapshot, live: Live
     for change in changes:
         node = cast(str, change.node_id)
         if change.prepared is None:
-            tx.remove(node)
+            write.remove(node)
             continue
         existing = snapshot.items.get(node)
         if existing is not None and live is not None and not live(existing):
@@ -203,7 +226,7 @@ def _stage(tx: Transaction, changes: list[Write], snapshot: Snapshot, live: Live
         else:
             created = now if existing is None else existing.created_ms
         updated = now if existing is None else max(now, existing.updated_ms + 1)
-        tx.add(
+        write.add(
             node,
             content(change.prepared, created, updated),
             provenance=change.prepared.provenance,

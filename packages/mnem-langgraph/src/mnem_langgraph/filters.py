@@ -22,7 +22,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mnem_adapter_kit import InvalidInputError
+from mnem_adapter_kit.errors import InvalidInputError
 
 _ORDERING: dict[str, Callable[[Any, Any], bool]] = {
     "$gt": operator.gt,

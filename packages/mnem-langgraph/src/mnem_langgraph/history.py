@@ -9,10 +9,9 @@ from typing import Any
 
 import mnem
 
-from mnem_adapter_kit import CommitRecord
-from mnem_adapter_kit.history import ChangeKind
+from mnem_adapter_kit.history import ChangeKind, CommitRecord
 
-from .namespaces import Namespace, locate
+from .namespaces import Namespace
 from .view import decode_node
 
 
@@ -46,8 +45,3 @@ class StoreCommit(CommitRecord):
             elif before is not None:
                 changes[(before.namespace, before.key)] = "removed"
         return cls(**vars(record), changes=changes)
-
-
-def is_item_id(node_id: str) -> bool:
-    """Whether ``node_id`` is where a LangGraph item of ours lives."""
-    return locate(node_id) is not None

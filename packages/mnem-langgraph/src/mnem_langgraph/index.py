@@ -19,7 +19,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import ensure_embeddings, get_text_at_path, tokenize_path
 from langgraph.store.base.embed import EmbeddingsLambda
 
-from mnem_adapter_kit import InvalidInputError
+from mnem_adapter_kit.errors import InvalidInputError
 
 from .values import IndexChoice, Stored
 

@@ -9,6 +9,7 @@ every other adapter's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from langgraph.store.base import (
     InvalidNamespaceError,
@@ -19,10 +20,14 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from mnem_adapter_kit import InvalidInputError, Scope
-from mnem_adapter_kit.ids import parse
+from mnem_adapter_kit import Scope
+from mnem_adapter_kit.errors import InvalidInputError
 
 FAMILY = "langgraph"
+FAMILY_PREFIX = Scope.of("x", family=FAMILY).prefix.removesuffix("x:")
+"""What every item id starts with (``@langgraph:``)."""
+SCOPES_KEPT = 1024
+"""How many namespaces' scopes are kept built, so repeated ops do not rebuild them."""
 WILDCARD = "*"
 MATCH_TYPES = ("prefix", "suffix")
 
@@ -50,7 +55,12 @@ def check_op(op: Op) -> None:
 
 def node_id(namespace: Sequence[str], key: str) -> str:
     """The node id of ``key`` in ``namespace``; :class:`InvalidInputError` if unstorable."""
-    return Scope(tuple(namespace), FAMILY).node_id(key)
+    return _scope(tuple(namespace)).node_id(key)
+
+
+@lru_cache(maxsize=SCOPES_KEPT)
+def _scope(namespace: Namespace) -> Scope:
+    return Scope(namespace, FAMILY)
 
 
 def node_id_or_none(namespace: Sequence[str], key: object) -> str | None:
@@ -63,10 +73,13 @@ def node_id_or_none(namespace: Sequence[str], key: object) -> str | None:
         return None
 
 
-def is_family_id(node: str) -> bool:
-    """Whether ``node`` is an id of the langgraph family (written by any store of ours)."""
-    parsed = parse(node)
-    return parsed is not None and parsed[0].family == FAMILY
+def may_be_item(node: str) -> bool:
+    """Whether ``node`` has the form of a langgraph-family id (only :func:`locate` is sure).
+
+    A prefix test, so that following a store's nodes never parses one: every
+    item id passes it, and what :func:`locate` then refuses decodes as no item.
+    """
+    return node.startswith(FAMILY_PREFIX)
 
 
 def locate(node: str) -> tuple[Namespace, str] | None:
@@ -76,7 +89,7 @@ def locate(node: str) -> tuple[Namespace, str] | None:
     accepts are ours: a forged family id with a reserved key or an invalid label
     is foreign.
     """
-    parsed = parse(node)
+    parsed = Scope.parse(node)
     if parsed is None:
         return None
     scope, key = parsed

@@ -18,8 +18,8 @@ from typing import Any
 
 from langgraph.store.base import GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
 
-from mnem_adapter_kit import InvalidInputError
 from mnem_adapter_kit import describe as kit_describe
+from mnem_adapter_kit.errors import InvalidInputError
 
 from . import filters
 from .namespaces import Namespace, check_op, has_prefix, list_namespaces, node_id, node_id_or_none
@@ -175,7 +175,10 @@ def partial(read: Read, snapshot: Snapshot, live: Live | None) -> Any:
 def combine(read: Read, partials: Sequence[Any]) -> Any:
     """The answer of ``read`` from the partial answers of every shard it spans."""
     if isinstance(read, Get):
-        return next((p for p in partials if p is not None), None)
+        for found in partials:
+            if found is not None:
+                return found
+        return None
     if isinstance(read, Search):
         answers: Sequence[Ranked] = partials
         if len(answers) == 1:

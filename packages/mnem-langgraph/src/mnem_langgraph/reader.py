@@ -8,13 +8,12 @@ the store itself decodes as items (a test compares it with
 
 from __future__ import annotations
 
-import json
 from typing import Any, TypeGuard
 
 import mnem
 
-from mnem_adapter_kit import from_ms
-from mnem_adapter_kit.ids import parse
+from mnem_adapter_kit import Scope, from_json_text
+from mnem_adapter_kit.history import from_ms
 from mnem_adapter_kit.view import Reading
 
 FAMILY = "langgraph"
@@ -23,7 +22,7 @@ FORMAT = "mnem-langgraph/1"
 
 def read(node: mnem.MemoryNode) -> Reading | None:
     """A LangGraph item; ``None`` for any other node (a forged or malformed one included)."""
-    parsed = parse(node.id)
+    parsed = Scope.parse(node.id)
     if parsed is None:
         return None
     scope, key = parsed
@@ -43,7 +42,7 @@ def read(node: mnem.MemoryNode) -> Reading | None:
     if not (isinstance(text, str) and _is_ms(created) and _is_ms(updated)):
         return None
     try:
-        value: Any = json.loads(text)
+        value: Any = from_json_text(text)
     except ValueError:
         return None
     if not isinstance(value, dict):

@@ -19,8 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mnem_adapter_kit import StoreClient, store_root
-from mnem_adapter_kit.locations import store_dir_name
+from mnem_adapter_kit import Store, store_dir_name, store_root
 
 from .namespaces import Namespace
 from .sidecar import Sidecar
@@ -42,7 +41,7 @@ class Shard:
     """
 
     key: Namespace
-    client: StoreClient
+    store: Store
     view: ItemView
     sidecar: Sidecar
     expiry: Expiry = field(init=False)
@@ -59,7 +58,7 @@ class Shards:
         self,
         path: str | os.PathLike[str] | None,
         depth: int | None,
-        connect: Callable[[str], StoreClient],
+        connect: Callable[[str], Store],
     ) -> None:
         self.root = store_root(path)
         self.depth = depth
@@ -125,7 +124,7 @@ class Shards:
 
     def close(self) -> None:
         for shard in self._open.values():
-            shard.client.close()
+            shard.store.close()
             shard.view.forget()
             shard.sidecar.close()
 

@@ -25,28 +25,23 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from mnem_adapter_kit import (
+from mnem_adapter_kit import Store, check_text, open_store, store_root
+from mnem_adapter_kit import Write as StoreWrite
+from mnem_adapter_kit import describe as kit_describe
+from mnem_adapter_kit import history as kit_history
+from mnem_adapter_kit.errors import (
     ClosedError,
     ConflictError,
     InvalidInputError,
     InvalidRefError,
     NoStoreError,
-    StoreClient,
-    attach,
-    from_ms,
-    store_root,
-    write,
 )
-from mnem_adapter_kit import describe as kit_describe
-from mnem_adapter_kit import history as kit_history
-from mnem_adapter_kit.payloads import check_text
-from mnem_adapter_kit.writes import clear_abandoned_staging
 
 from . import clock
 from .batches import Batch, Pending, Route
-from .history import ItemOrigin, StoreCommit, is_item_id
+from .history import ItemOrigin, StoreCommit
 from .index import IndexSettings
-from .namespaces import Namespace, check_op, node_id, node_id_or_none
+from .namespaces import Namespace, check_op, may_be_item, node_id, node_id_or_none
 from .plan import Get, Plan, Search, Write
 from .shards import Shard, Shards
 from .ttl import Sweeper, TtlSettings
@@ -114,8 +109,10 @@ class MnemosyneStore(BaseStore):
         self.index_config: IndexConfig | None = None if index is None else IndexConfig(**index)
         self.embeddings: Embeddings | None = None if self._index is None else self._index.embeddings
 
-        def connect(folder: str) -> StoreClient:
-            return attach(folder, create=create, busy_timeout=busy_timeout, owner=self)
+        def connect(folder: str) -> Store:
+            return open_store(
+                folder, author=self._author, create=create, busy_timeout=busy_timeout, owner=self
+            )
 
         if shard_depth is not None and not create and not os.path.isdir(store_root(store_path)):
             raise NoStoreError("there is no sharded store here", store_path=store_root(store_path))
@@ -140,29 +137,43 @@ class MnemosyneStore(BaseStore):
         store's turn, never during it.
         """
         batch = self._batch(Plan.of(ops))
-        for pending in batch.writes_to_embed():
-            pending.done(self._embed(pending))
-        batch.query_vectors = {q: self._embed_query(q) for q in batch.queries}
+        if self._index is not None:
+            for pending in batch.writes_to_embed():
+                pending.done(self._embed(pending))
+            batch.query_vectors = {q: self._embed_query(q) for q in batch.plan.queries}
         batch.prepare_ttl()
         for route in batch.routes:
-            with route.shard.client.session() as engine:
-                batch.execute(route, engine)
-        for pending in batch.reads_to_embed():
-            pending.done(self._embed(pending))
+            shard = route.shard
+            if not batch.puts(route):
+                with shard.store.session() as engine:
+                    if not batch.read(route, engine):
+                        continue
+            with shard.store.write(shard.view.mirror) as write:
+                batch.execute(route, write)
+        if self._index is not None:
+            for pending in batch.reads_to_embed():
+                pending.done(self._embed(pending))
         return batch.results()
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """:meth:`batch` for coroutines: waits for the store and the embedder without blocking."""
         batch = self._batch(Plan.of(ops))
-        for pending in batch.writes_to_embed():
-            pending.done(await self._aembed(pending))
-        batch.query_vectors = {q: await self._aembed_query(q) for q in batch.queries}
+        if self._index is not None:
+            for pending in batch.writes_to_embed():
+                pending.done(await self._aembed(pending))
+            batch.query_vectors = {q: await self._aembed_query(q) for q in batch.plan.queries}
         batch.prepare_ttl()
         for route in batch.routes:
-            async with route.shard.client.asession() as engine:
-                batch.execute(route, engine)
-        for pending in batch.reads_to_embed():
-            pending.done(await self._aembed(pending))
+            shard = route.shard
+            if not batch.puts(route):
+                async with shard.store.asession() as engine:
+                    if not batch.read(route, engine):
+                        continue
+            async with shard.store.awrite(shard.view.mirror) as write:
+                batch.execute(route, write)
+        if self._index is not None:
+            for pending in batch.reads_to_embed():
+                pending.done(await self._aembed(pending))
         return batch.results()
 
     # --- TTL --------------------------------------------------------------------
@@ -175,8 +186,11 @@ class MnemosyneStore(BaseStore):
         """:meth:`sweep_ttl` for coroutines."""
         total = 0
         for shard in self._live().all():
-            async with shard.client.asession() as engine:
-                expired = self._expire(shard, engine)
+            async with shard.store.asession() as engine:
+                expired = _expired(shard, engine)
+            if expired:
+                async with shard.store.awrite(shard.view.mirror) as write:
+                    expired = _expire(shard, write)
             total += self._forget_expired(shard, expired)
         return total
 
@@ -232,13 +246,13 @@ class MnemosyneStore(BaseStore):
     def branch(self, name: str) -> None:
         """Create the branch ``name`` at HEAD (without checking it out)."""
         check_text(name, "the branch name")
-        with self._only_shard().client.session() as engine:
+        with self._only_shard().store.session() as engine:
             engine.new_branch(name)
 
     async def abranch(self, name: str) -> None:
         """:meth:`branch` for coroutines."""
         check_text(name, "the branch name")
-        async with self._only_shard().client.asession() as engine:
+        async with self._only_shard().store.asession() as engine:
             engine.new_branch(name)
 
     def switch(self, name: str) -> None:
@@ -250,14 +264,14 @@ class MnemosyneStore(BaseStore):
         """
         check_text(name, "the branch or commit")
         shard = self._only_shard()
-        with shard.client.session() as engine:
+        with shard.store.session() as engine:
             _switch(shard, engine, name)
 
     async def aswitch(self, name: str) -> None:
         """:meth:`switch` for coroutines."""
         check_text(name, "the branch or commit")
         shard = self._only_shard()
-        async with shard.client.asession() as engine:
+        async with shard.store.asession() as engine:
             _switch(shard, engine, name)
 
     def why(self, namespace: Sequence[str], key: str) -> ItemOrigin | None:
@@ -265,14 +279,14 @@ class MnemosyneStore(BaseStore):
         node, shard = self._locate(namespace, key)
         if node is None or shard is None:
             return None
-        return shard.client.walk(lambda engine: _why(shard, engine, node))
+        return shard.store.walk(lambda engine: _why(shard, engine, node))
 
     async def awhy(self, namespace: Sequence[str], key: str) -> ItemOrigin | None:
         """:meth:`why` for coroutines."""
         node, shard = self._locate(namespace, key)
         if node is None or shard is None:
             return None
-        return await shard.client.awalk(lambda engine: _why(shard, engine, node))
+        return await shard.store.awalk(lambda engine: _why(shard, engine, node))
 
     def history(self, limit: int | None = None) -> list[StoreCommit]:
         """The commits that changed LangGraph items, newest first (at most ``limit``).
@@ -280,7 +294,7 @@ class MnemosyneStore(BaseStore):
         A sharded store merges its shards' histories by commit time.
         """
         found = [
-            shard.client.walk(lambda engine: _item_commits(engine, limit))
+            shard.store.walk(lambda engine: _item_commits(engine, limit))
             for shard in self._live().all()
         ]
         return _newest(found, limit)
@@ -288,7 +302,7 @@ class MnemosyneStore(BaseStore):
     async def ahistory(self, limit: int | None = None) -> list[StoreCommit]:
         """:meth:`history` for coroutines."""
         found = [
-            await shard.client.awalk(lambda engine: _item_commits(engine, limit))
+            await shard.store.awalk(lambda engine: _item_commits(engine, limit))
             for shard in self._live().all()
         ]
         return _newest(found, limit)
@@ -300,14 +314,14 @@ class MnemosyneStore(BaseStore):
         """
         check_text(commit, "the commit")
         node, shard = self._locate(namespace, key)
-        with _shard_of(shard, namespace, commit).client.session() as engine:
+        with _shard_of(shard, namespace, commit).store.session() as engine:
             return _get_at(engine, node, commit)
 
     async def aget_at(self, namespace: Sequence[str], key: str, commit: str) -> Item | None:
         """:meth:`get_at` for coroutines."""
         check_text(commit, "the commit")
         node, shard = self._locate(namespace, key)
-        async with _shard_of(shard, namespace, commit).client.asession() as engine:
+        async with _shard_of(shard, namespace, commit).store.asession() as engine:
             return _get_at(engine, node, commit)
 
     # --- lifetime -------------------------------------------------------------
@@ -376,7 +390,6 @@ class MnemosyneStore(BaseStore):
         return Batch(
             plan,
             self._route(plan),
-            author=self._author,
             index=self._index,
             vectors_of=self._vectors_of,
         )
@@ -384,6 +397,11 @@ class MnemosyneStore(BaseStore):
     def _route(self, plan: Plan) -> list[Route]:
         """Which shards the batch reads and writes, in prefix order, with what each does."""
         shards = self._live()
+        if not shards.sharded:
+            everything = [index for index, read in enumerate(plan.reads) if read is not None]
+            if not everything and not plan.writes:
+                return []
+            return [Route(shards.for_write(()), everything, plan.writes)]
         reads: dict[Namespace, list[int]] = {}
         writes: dict[Namespace, list[Write]] = {}
         found: dict[Namespace, Shard] = {}
@@ -446,35 +464,41 @@ class MnemosyneStore(BaseStore):
         for shard in self._live().all():
             vectors = self._vectors_of(shard)
             vectors.clear()
-            with shard.client.session() as engine:
+            with shard.store.session() as engine:
                 snapshot = shard.view.at_head(engine)
             found.append(Pending(vectors, vectors.pending_for_snapshot(snapshot)))
         return found
 
     def _sweep_shard(self, shard: Shard) -> int:
-        with shard.client.session() as engine:
-            expired = self._expire(shard, engine)
+        with shard.store.session() as engine:
+            expired = _expired(shard, engine)
+        if expired:
+            with shard.store.write(shard.view.mirror) as write:
+                expired = _expire(shard, write)
         return self._forget_expired(shard, expired)
-
-    def _expire(self, shard: Shard, engine: mnem.Store) -> list[Any]:
-        """In the store's turn: delete the shard's expired items in one commit."""
-        snapshot = shard.view.at_head(engine)
-        if not snapshot.expiring:
-            return []
-        expired = shard.expiry.expired(snapshot, clock.now_ms())
-        if not expired:
-            return []
-        expired.sort(key=lambda s: (s.namespace, s.key))
-        with write(engine, author=self._author, mirror=shard.view.mirror) as tx:
-            for stored in expired:
-                tx.remove(node_id(stored.namespace, stored.key))
-            tx.message = kit_describe("expire", [_name(s.namespace, s.key) for s in expired])
-        return expired
 
     def _forget_expired(self, shard: Shard, expired: list[Any]) -> int:
         if expired:
             shard.expiry.forget(expired)
         return len(expired)
+
+
+def _expired(shard: Shard, engine: mnem.Store) -> list[Any]:
+    """The shard's items expired at HEAD (a read section finds them; a write block deletes them)."""
+    snapshot = shard.view.at_head(engine)
+    if not snapshot.expiring:
+        return []
+    return shard.expiry.expired(snapshot, clock.now_ms())
+
+
+def _expire(shard: Shard, write: StoreWrite) -> list[Any]:
+    """In a write block: stage the deletion of the shard's expired items, in one commit."""
+    expired = _expired(shard, write.engine)
+    expired.sort(key=lambda s: (s.namespace, s.key))
+    for stored in expired:
+        write.remove(node_id(stored.namespace, stored.key))
+    write.message = kit_describe("expire", [_name(s.namespace, s.key) for s in expired])
+    return expired
 
 
 def _shard_of(shard: Shard | None, namespace: Sequence[str], commit: str) -> Shard:
@@ -499,7 +523,7 @@ def _why(shard: Shard, engine: mnem.Store, node: str) -> kit_history.Walk[ItemOr
         namespace=stored.namespace,
         key=stored.key,
         commit=blame.commit,
-        time=from_ms(blame.time),
+        time=kit_history.from_ms(blame.time),
         provenance=blame.provenance,
         value=stored.item().value,
     )
@@ -509,25 +533,47 @@ _item_changes: kit_history.Lru[str, StoreCommit] = kit_history.Lru(
     200_000, lambda commit: 1 + len(commit.changes)
 )
 """Each commit's item changes, checked on both sides, once per process (commits never change)."""
+_histories: kit_history.Lru[str, tuple[StoreCommit, ...]] = kit_history.Lru(
+    50_000, lambda found: 1 + len(found)
+)
+"""Each HEAD's commits that changed items (a commit id names its whole first-parent chain)."""
 
 
 def _item_commits(engine: mnem.Store, limit: int | None) -> kit_history.Walk[list[StoreCommit]]:
-    """HEAD's commits that changed items, newest first, each change checked on both sides."""
-    found: list[StoreCommit] = []
-    records = yield from kit_history.chain_of(engine)
-    yield from kit_history.primed(engine, records, sides=True)
-    for record in records:
-        if limit is not None and len(found) >= limit:
-            break
-        commit = _item_changes.get(record.id)
-        if commit is None:
-            changed = yield from kit_history.changes_of(engine, record.id)
-            sides: tuple[mnem.NodeChange, ...] = ()
-            if any(map(is_item_id, changed)):
-                sides = yield from kit_history.node_changes_of(engine, record)
-            commit = _item_changes.put(record.id, StoreCommit.of_sides(record, sides))
-        if commit.changes:
-            found.append(dataclasses.replace(commit, changes=dict(commit.changes)))
+    """HEAD's commits that changed items, newest first, each change checked on both sides.
+
+    The kit's walk gives every commit that changed a node of item form; only those
+    with a change that decodes as an item on one side count (and count for ``limit``).
+    Callers get copies: what is cached stays as it was.
+    """
+    head = engine.head_commit()
+    found = None if head is None else _histories.get(head)
+    if found is None and limit is not None:
+        walked = yield from kit_history.node_commits(
+            engine, may_be_item, limit=limit, keep=_changes_items
+        )
+        found = tuple(map(_item_commit, walked))
+    elif found is None:
+        walked = yield from kit_history.node_commits(engine, may_be_item)
+        found = tuple(commit for commit in map(_item_commit, walked) if commit.changes)
+        if head is not None:
+            _histories.put(head, found)
+    return [dataclasses.replace(commit, changes=dict(commit.changes)) for commit in found[:limit]]
+
+
+def _changes_items(record: kit_history.CommitRecord, sides: tuple[mnem.NodeChange, ...]) -> bool:
+    """Whether a commit of the kit's walk changed an item (a side decodes as one)."""
+    return bool(_item_commit((record, sides)).changes)
+
+
+def _item_commit(
+    walked: tuple[kit_history.CommitRecord, tuple[mnem.NodeChange, ...]],
+) -> StoreCommit:
+    """One commit of the kit's walk as a :class:`StoreCommit`, decoded once per process."""
+    record, sides = walked
+    found = _item_changes.get(record.id)
+    if found is None:
+        found = _item_changes.put(record.id, StoreCommit.of_sides(record, sides))
     return found
 
 
@@ -539,14 +585,13 @@ def _item_id(namespace: Sequence[str], key: str) -> str | None:
 
 
 def _switch(shard: Shard, engine: mnem.Store, name: str) -> None:
-    waiting = shard.client.waiting
+    waiting = shard.store.waiting
     if waiting:
         raise ConflictError(
             f"{waiting} other operation(s) of this process are waiting for the store; a switch "
             "would move HEAD under them (branches are store-wide): switch when nothing else runs",
-            store_path=shard.client.root,
+            store_path=shard.store.root,
         )
-    clear_abandoned_staging(engine)
     engine.checkout(name)
 
 

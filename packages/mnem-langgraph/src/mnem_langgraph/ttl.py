@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mnem_adapter_kit import InvalidInputError
+from mnem_adapter_kit.errors import InvalidInputError
 
 from .namespaces import Namespace, node_id
 from .sidecar import Sidecar

@@ -19,16 +19,17 @@ are written with the item, so reading never invents them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, TypeGuard
 
 import mnem
 from langgraph.store.base import Item, SearchItem
 
-from mnem_adapter_kit import InvalidInputError, from_json_text, from_ms, to_json_text
-from mnem_adapter_kit.payloads import check_text
+from mnem_adapter_kit import check_text, from_json_text, to_json_text
+from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.history import from_ms
 
 from .namespaces import Namespace
 
@@ -116,6 +117,13 @@ class Stored:
     updated_ms: int
     ttl_ms: int | None = None
     index: IndexChoice = None
+    created_at: datetime = field(init=False, repr=False, compare=False)
+    updated_at: datetime = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Made with the item, so that no read builds one (datetimes are immutable: shared).
+        object.__setattr__(self, "created_at", from_ms(self.created_ms))
+        object.__setattr__(self, "updated_at", from_ms(self.updated_ms))
 
     def item(self) -> Item:
         """A fresh ``Item``; the caller may mutate its value without touching ours."""
@@ -123,8 +131,8 @@ class Stored:
             value=from_json_text(self.text),
             key=self.key,
             namespace=self.namespace,
-            created_at=from_ms(self.created_ms),
-            updated_at=from_ms(self.updated_ms),
+            created_at=self.created_at,
+            updated_at=self.updated_at,
         )
 
     def search_item(self, score: float | None = None) -> SearchItem:
@@ -133,8 +141,8 @@ class Stored:
             namespace=self.namespace,
             key=self.key,
             value=from_json_text(self.text),
-            created_at=from_ms(self.created_ms),
-            updated_at=from_ms(self.updated_ms),
+            created_at=self.created_at,
+            updated_at=self.updated_at,
             score=score,
         )
 
@@ -150,7 +158,7 @@ def decode(namespace: Namespace, key: str, stored: object) -> Stored | None:
         return None
     try:
         value = from_json_text(text)
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON, or nested deeper than the kit reads
         return None
     if not isinstance(value, dict):
         return None

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mnem_adapter_kit import InvalidInputError, from_json_text
+from mnem_adapter_kit import from_json_text
+from mnem_adapter_kit.errors import InvalidInputError
 
 from .index import IndexSettings, text_hash, texts_of
 from .namespaces import Namespace, has_prefix

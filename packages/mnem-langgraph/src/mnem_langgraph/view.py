@@ -1,6 +1,6 @@
 """The items at HEAD, read once per commit and decoded once per node.
 
-One :class:`~mnem_adapter_kit.ScopeMirror` follows every langgraph-family node,
+One :class:`~mnem_adapter_kit.Mirror` follows every langgraph-family node,
 so while HEAD does not move nothing is read from the engine, and when it moves
 only the difference is; each node is decoded once, when it changes. Each HEAD
 gets one immutable :class:`Snapshot`, whose search order and namespace list
@@ -13,9 +13,9 @@ from functools import cached_property
 
 import mnem
 
-from mnem_adapter_kit import ScopeMirror
+from mnem_adapter_kit import Mirror
 
-from .namespaces import Namespace, is_family_id, locate
+from .namespaces import Namespace, locate, may_be_item
 from .values import Stored, decode
 
 
@@ -46,7 +46,7 @@ class ItemView:
     """The committed langgraph items, kept current by commit id."""
 
     def __init__(self) -> None:
-        self.mirror: ScopeMirror[Stored] = ScopeMirror(is_family_id, decode_node)
+        self.mirror: Mirror[Stored] = Mirror(may_be_item, decode_node)
         self._snapshot: Snapshot | None = None
 
     def at_head(self, engine: mnem.Store) -> Snapshot:

@@ -253,8 +253,7 @@ class MemoryService:
         else:
             commit = engine.resolve(at)
         if at is None and commit == head:
-            current = self._mirror.sync(engine)
-            return commit, current, current.keys(), branch
+            return commit, self._mirror.sync(engine), self._mirror.ids(), branch
         assert commit is not None
         past = kit_history.state(engine, commit)
         return commit, past, sorted(past), branch
