@@ -8,6 +8,7 @@ from pathlib import Path
 import mnem
 
 from mnem_adapter_kit import Mirror, Scope, open_store
+from mnem_adapter_kit.testing.observe import observe
 from mnem_adapter_kit.testing.stores import stage_foreign, write_foreign
 
 
@@ -53,3 +54,32 @@ def test_the_mirror_follows_every_way_head_can_move(tmp_path: Path) -> None:
     client.close()
     assert "other:0000000001" not in decoded
     assert decoded["mine:0000000001"] == 1  # decoded once, when it appeared
+
+
+def test_writes_of_another_object_in_this_process_reach_the_mirror_without_engine_reads(
+    tmp_path: Path,
+) -> None:
+    mine, theirs = Scope.of("mine"), Scope.of("theirs")
+    mirror = Mirror(mine.owns, lambda node: node.content)
+    reader, writer = open_store(tmp_path, author="r"), open_store(tmp_path, author="w")
+    with reader.write(mirror) as write:
+        write.add(mine.sequence_item_id(1), "a")
+    for i in range(1, 4):
+        with writer.write() as write:
+            write.add(theirs.sequence_item_id(i), "x")
+            write.add(mine.sequence_item_id(i + 1), f"set by the other object {i}")
+    calls: list[str] = []
+
+    def note(kind: str, what: str, *_: int) -> None:
+        if kind == "call":
+            calls.append(what)
+
+    with observe(note), reader.session() as engine:
+        values = dict(mirror.sync(engine))
+    assert calls == []
+    assert values == {
+        mine.sequence_item_id(1): "a",
+        **{mine.sequence_item_id(i + 1): f"set by the other object {i}" for i in range(1, 4)},
+    }
+    reader.close()
+    writer.close()

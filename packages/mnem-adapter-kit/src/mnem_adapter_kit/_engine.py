@@ -40,12 +40,13 @@ import heapq
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import mnem
 
-from ._commit import clear_abandoned_staging
+from ._commit import Committed, clear_abandoned_staging
 from ._opening import open_engine
 from ._record import Appender
 from ._turns import Turns
@@ -72,6 +73,8 @@ WATCH = 0.05
 """How often an idle open handle is checked for another process waiting for it."""
 COURTESY = 0.02
 """After letting go for another process, how long to leave it the store before retaking it."""
+WRITES_KEPT = 256
+"""How many of its latest writes a handle remembers for the mirrors on it."""
 ASK_EVERY = 0.005
 """How often a busy holder past its :data:`TURN` asks whether another process waits."""
 
@@ -210,6 +213,8 @@ class Handle:
         self.signal = WaitSignal(root)
         self.record = Appender(root)
         """Where this handle's writes append the change record (open while the handle is)."""
+        self.written: OrderedDict[str, Committed] = OrderedDict()
+        """The latest writes made through this handle, by commit, for mirrors to catch up with."""
         self.engine: mnem.Store | None = None
         self.head_commit: Any = _UNKNOWN
         self.head: Any = _UNKNOWN
@@ -263,6 +268,12 @@ class Handle:
         assert self.engine is not None
         self.foreign = clear_abandoned_staging(self.engine, self.root)
         self.staging_checked = True
+
+    def note_written(self, committed: Committed) -> None:
+        """Keep ``committed`` (the last :data:`WRITES_KEPT`) for :func:`written_between`."""
+        self.written[committed.commit] = committed
+        if len(self.written) > WRITES_KEPT:
+            self.written.popitem(last=False)
 
     def forget_head(self) -> None:
         self.head_commit = self.head = _UNKNOWN
@@ -483,6 +494,24 @@ def release(handle: Handle) -> None:
         if handle.clients == 0:
             _registry.pop(handle.root, None)
             handle.release_now()
+
+
+def written_between(engine: mnem.Store, base: str, head: str) -> list[Committed] | None:
+    """The writes through this process's handle that lead from ``base`` to ``head``, oldest
+    first; None unless every commit between them is one of them (another process's commit,
+    a merge or a checkout elsewhere leave a gap)."""
+    handle = getattr(engine, "_handle", None) if isinstance(engine, _Engine) else None
+    if handle is None:
+        return None
+    found: list[Committed] = []
+    commit: str | None = head
+    while commit != base:
+        write = None if commit is None else handle.written.get(commit)
+        if write is None or len(found) == WRITES_KEPT:
+            return None
+        found.append(write)
+        commit = write.parent
+    return found[::-1]
 
 
 def is_held(root: str) -> bool:

@@ -5,6 +5,8 @@ no prefix read), so adapters read through a :class:`Mirror` instead:
 
 * HEAD unchanged since the last sync: nothing is read from the engine (while the
   process holds the store, its handle knows HEAD without asking);
+* HEAD moved by writes made through this process's handle (another adapter
+  object's): their :class:`~._commit.Committed` records are applied, no engine read;
 * HEAD moved by a few plain commits that touched none of the scope's nodes
   (another scope's writes): only those commits' change lists are read;
 * HEAD moved otherwise: the difference between the two commits is applied;
@@ -14,8 +16,8 @@ no prefix read), so adapters read through a :class:`Mirror` instead:
 Each node is decoded once, when it changes, into what the adapter serves
 (``decode`` returns ``None`` for a node that is not the adapter's); :meth:`Mirror.ids`
 lists the ids in order, kept sorted once asked for. Only committed state is
-mirrored; staged nodes are never served. :attr:`version` moves whenever the values change, so adapters can cache
-what they derive.
+mirrored; staged nodes are never served. :attr:`version` moves whenever the values
+change, so adapters can cache what they derive.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Generic, TypeVar
 
 import mnem
 
-from . import history
+from . import _engine, history
 from ._commit import Committed
 
 T = TypeVar("T")
@@ -70,6 +72,10 @@ class Mirror(Generic[T]):
             self._reset({})
         elif self.commit is None:
             self._reset(self._committed_state(engine, head))
+        elif (written := _engine.written_between(engine, self.commit, head)) is not None:
+            changed = [self._take(each, self.decode_all(each.added)) for each in written]
+            if any(changed):
+                self._changed()
         elif not self._untouched_since(engine, self.commit, head):
             for change in engine.diff(self.commit, head):
                 if self._owns(change.id):
@@ -93,14 +99,18 @@ class Mirror(Generic[T]):
         if not self._synced or committed.parent != self.commit:
             self._synced = False
             return
-        for node_id in committed.removed:
-            self._set_value(node_id, None)
-        if decoded is None:
-            decoded = self.decode_all(committed.added)
-        for node_id, value in decoded.items():
-            self._set_value(node_id, value)
+        self._take(committed, self.decode_all(committed.added) if decoded is None else decoded)
         self.commit = committed.commit
         self._changed()
+
+    def _take(self, committed: Committed, decoded: Mapping[str, T | None]) -> bool:
+        """Apply one write's changes to our nodes; whether it had any."""
+        removed = [node_id for node_id in committed.removed if self._owns(node_id)]
+        for node_id in removed:
+            self._set_value(node_id, None)
+        for node_id, value in decoded.items():
+            self._set_value(node_id, value)
+        return bool(removed or decoded)
 
     def invalidate(self) -> None:
         """Forget everything; the next sync reads the store afresh."""

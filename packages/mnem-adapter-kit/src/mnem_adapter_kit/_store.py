@@ -403,6 +403,8 @@ class _WriteSection(_Section):
             if not clean:
                 handle.staging_checked = False
             write._end(clean=clean)
-        if committed is not None and self._mirror is not None:
-            self._mirror.apply(committed, decoded)
+        if committed is not None:
+            handle.note_written(committed)
+            if self._mirror is not None:
+                self._mirror.apply(committed, decoded)
         super()._end(exc, raise_it=raise_it)
