@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import mnem
 
 from mnem_adapter_kit import Scope
+from mnem_adapter_kit.history import Lru
 
 from . import codec
 from .history import MemoryItem
@@ -78,8 +80,39 @@ class Items:
             self.high = max(self.high, added[-1].seq)
 
 
+_past: Lru[tuple[Any, ...], Entry | None] = Lru(200_000)
+"""Past states' items, decoded once per process: bisecting a memory reads many states, and
+an item unchanged between them is the same stored text."""
+
+
 def items_in(scope: Scope, state: Mapping[str, mnem.MemoryNode]) -> list[MemoryItem]:
-    """The items of ``scope`` in a whole store state, oldest first (for past commits)."""
+    """The items of ``scope`` in a whole store state, oldest first (for past commits).
+
+    Shared with other callers: copy an item's content before handing it out.
+    """
     decode = decoder(scope)
-    found = [decode(node) for node in state.values() if scope.owns(node.id)]
+    found = []
+    for node in state.values():
+        if not scope.owns(node.id):
+            continue
+        key = _key(node)
+        entry = None if key is None else _past.get(key)
+        if entry is None:
+            entry = decode(node)
+            if key is not None:
+                _past.put(key, entry)
+        found.append(entry)
     return sorted((e for e in found if isinstance(e, MemoryItem)), key=lambda item: item.seq)
+
+
+def _key(node: mnem.MemoryNode) -> tuple[Any, ...] | None:
+    """What an item's decoding depends on, hashable; None for a node that cannot be a key."""
+    stored = node.content
+    if not isinstance(stored, dict):
+        return None
+    key = (node.id, *stored.items())
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
