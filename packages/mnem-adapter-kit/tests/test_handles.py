@@ -14,7 +14,7 @@ from pathlib import Path
 import mnem
 import pytest
 
-from mnem_adapter_kit import open_store
+from mnem_adapter_kit import _engine, open_store
 from mnem_adapter_kit.errors import BusyError, ClosedError, InvalidRefError
 from mnem_adapter_kit.testing.stores import (
     LINGER,
@@ -401,3 +401,19 @@ def test_a_path_inside_another_stores_tree_gets_a_store_of_its_own(tmp_path: Pat
     assert (nested / ".mnem").is_dir()
     assert committed_ids(nested) == {"child-node"}
     assert committed_ids(tmp_path) == {"parent-node"}
+
+
+def test_a_claim_its_owners_collection_closes_inside_the_registry_never_deadlocks(
+    tmp_path: Path,
+) -> None:
+    class Owner:
+        pass
+
+    owner = Owner()
+    store = open_store(tmp_path, author="t", owner=owner)
+    add(store, "a:0000000001", 1)
+    with _engine._registry_lock:  # as when a collection runs inside claim() or release()
+        del owner
+        gc.collect()
+    assert store.closed
+    assert not is_held(tmp_path)

@@ -474,7 +474,9 @@ class _Reaper:
 
 _reaper = _Reaper()
 _registry: dict[str, Handle] = {}
-_registry_lock = threading.Lock()
+_registry_lock = threading.RLock()
+"""Re-entrant: a claim closed by its owner's collection (``weakref.finalize``) may run at any
+allocation, inside :func:`claim` or :func:`release` on the same thread."""
 
 
 def claim(root: str) -> Handle:
@@ -551,7 +553,7 @@ def _after_fork_in_parent() -> None:
 def _after_fork_in_child() -> None:
     """Nobody in the child holds or waits for anything; a copied engine handle is never dropped."""
     global _registry_lock, _reaper
-    _registry_lock = threading.Lock()
+    _registry_lock = threading.RLock()
     _reaper = _Reaper()
     _forked.clear()
     for handle in _registry.values():

@@ -33,8 +33,9 @@ class WaitSignal:
         self._path = os.path.join(root, STORE_DIR, SIGNAL_NAME)
         self._fd: int | None = None
         self._waiting = False
-        self._lock = threading.Lock()
-        """Held around every use of the descriptor: the reaper and a closing claim may race."""
+        self._lock = threading.RLock()
+        """Held around every use of the descriptor: the reaper and a closing claim may race
+        (re-entrant, as a claim may be closed by a collection while this thread holds it)."""
 
     def _open(self) -> int | None:
         if self._fd is None and fcntl is not None:
@@ -94,7 +95,7 @@ class WaitSignal:
 
     def forget_after_fork(self) -> None:
         """In a forked child: drop the inherited descriptor without unlocking the parent's lock."""
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
