@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import unicodedata
@@ -13,12 +14,12 @@ import pytest
 from autogen_core.memory import MemoryContent
 
 from mnem_adapter_kit.testing.stores import commit_count
-from mnem_autogen import MnemosyneMemory
+from mnem_autogen import InvalidInputError, MnemosyneMemory, NoStoreError
 
 APP = """
 import asyncio, sys
 from autogen_core.memory import MemoryContent
-from mnem_autogen import MnemosyneMemory
+from mnem_autogen import InvalidInputError, MnemosyneMemory, NoStoreError
 
 async def main() -> None:
     memory = MnemosyneMemory()
@@ -114,18 +115,61 @@ async def test_an_explicit_store_path_is_shared_by_memories_kept_apart_by_name(
     assert commit_count(tmp_path) == 2
 
 
-async def test_the_default_layout_reloads_from_config_in_the_same_directory(
+async def test_a_default_layout_config_opens_its_store_from_any_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "app")
     memory = MnemosyneMemory("notes")
     await memory.add(text("kept"))
     config = memory.dump_component()
-    assert config.config.get("store_path") is None
+    assert config.config["store_path"] == memory.store_path
+    assert config.config["create"] is False
     await memory.close()
+    monkeypatch.chdir(tmp_path / "elsewhere")
     loaded = MnemosyneMemory.load_component(config)
     assert [c.content for c in (await loaded.query()).results] == ["kept"]
     await loaded.close()
+    assert not (tmp_path / "elsewhere" / "mnemosyne").exists()
+
+
+def test_a_default_layout_config_where_its_store_is_not_fails_instead_of_starting_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    fresh = MnemosyneMemory("notes")
+    config = fresh.dump_component()  # dumped before any add: the store exists from here on
+    asyncio.run(fresh.close())
+    assert Path(config.config["store_path"], ".mnem").is_dir()
+    shutil.rmtree(config.config["store_path"])  # as on another machine
+    loaded = MnemosyneMemory.load_component(config)
+    with pytest.raises(NoStoreError):
+        asyncio.run(loaded.query())
+    asyncio.run(loaded.close())
+
+
+def test_an_explicit_relative_store_path_stays_relative_in_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    memory = MnemosyneMemory("notes", "agent-memory")
+    assert memory.dump_component().config["store_path"] == "agent-memory"
+    assert memory.store_path == os.path.realpath(tmp_path / "agent-memory")
+    asyncio.run(memory.close())
+
+
+def test_listmemory_contents_given_to_the_constructor_are_refused_naming_the_migration(
+    tmp_path: Path,
+) -> None:
+    items = [text("a fact")]
+    for call in (
+        lambda: MnemosyneMemory("notes", memory_contents=items),
+        lambda: MnemosyneMemory("notes", items),  # type: ignore[arg-type]  # ListMemory's order
+    ):
+        with pytest.raises(InvalidInputError, match="from_list_memory"):
+            call()
+    assert not (tmp_path / "mnemosyne").exists()
 
 
 def test_a_tilde_store_path_means_the_home_directory(

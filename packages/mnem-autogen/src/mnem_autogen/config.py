@@ -34,8 +34,9 @@ class MnemosyneMemoryConfig(BaseModel):
     name: str | None = None
     """The memory's name, which scopes its items in the store (``default_list_memory`` if None)."""
     store_path: str | None = None
-    """The directory holding the store's ``.mnem``; None gives the memory a store of its own
-    under ``./mnemosyne`` in the working directory."""
+    """The directory holding the store's ``.mnem``, as given (a relative path is relative to
+    the working directory); None gives the memory a store of its own under ``./mnemosyne``,
+    whose absolute path a dumped config records."""
     create: bool = True
     """Create the store at ``store_path`` if there is none yet."""
     inject_as: Literal["system", "user"] = "system"

@@ -132,13 +132,21 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         max_injected: int | None = None,
         author: str = "mnem-autogen",
         busy_timeout: float = 10.0,
+        memory_contents: list[MemoryContent] | None = None,
     ) -> None:
+        if memory_contents is not None or isinstance(store_path, list):
+            raise InvalidInputError(
+                "MnemosyneMemory takes no memory_contents: its items live in its store, so adding "
+                "them on every construction would add them again after each restart. Move a "
+                "ListMemory's items in once with `await MnemosyneMemory.from_list_memory("
+                "ListMemory(name, memory_contents=[...]), store_path)`"
+            )
         self._name = check_text(name or DEFAULT_NAME, "the memory name")
         given = None if store_path is None else store_root(store_path)
         try:
             self._config = MnemosyneMemoryConfig(
                 name=name,
-                store_path=given,
+                store_path=None if store_path is None else os.fspath(store_path),
                 create=create,
                 inject_as=inject_as,
                 max_injected=max_injected,
@@ -362,7 +370,19 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     # --- component config -----------------------------------------------------
 
     def _to_config(self) -> MnemosyneMemoryConfig:
-        return self._config.model_copy()
+        """The settings; a memory on the default layout records where its store is.
+
+        Loaded from another directory the default would name another store, so the
+        dumped config names this one, absolutely, and does not create it: loading it
+        where that store is not is a ``no_store`` error, never a new empty memory. The
+        store is made now if it was not yet, so the name is true from the start.
+        """
+        if self._config.store_path is not None:
+            return self._config.model_copy()
+        if self._config.create:
+            with self._store.session():
+                pass
+        return self._config.model_copy(update={"store_path": self.store_path, "create": False})
 
     @classmethod
     def _from_config(cls, config: MnemosyneMemoryConfig) -> Self:
