@@ -6,6 +6,7 @@ store's log shows each adapter's commits under its own author.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -13,11 +14,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from autogen_core.memory import MemoryContent
 from mcp import Client
 
 from mnem_adapter_kit.testing.stores import commits, committed_ids
-from mnem_autogen import MnemosyneMemory
+from mnem_autogen import InvalidInputError, MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
 
@@ -123,3 +125,21 @@ async def test_two_processes_writing_through_different_adapters_lose_nothing(
     assert authors.count("mnem-langgraph") == writes
     await memory.close()
     graph_store.close()
+
+
+def test_a_folder_of_stores_is_refused_rather_than_given_a_store_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    first = MnemosyneMemory("notes")
+    asyncio.run(first.add(MemoryContent(content="kept", mime_type="text/plain")))
+    asyncio.run(first.close())
+    for folder in (tmp_path / "mnemosyne", tmp_path / "sharded"):
+        if folder.name == "sharded":
+            with MnemosyneStore(folder, shard_depth=1) as store:
+                store.put(("users",), "ada", {"v": 1})
+        memory = MnemosyneMemory("notes", folder)
+        with pytest.raises(InvalidInputError, match="holds stores in its folders"):
+            asyncio.run(memory.add(MemoryContent(content="lost", mime_type="text/plain")))
+        asyncio.run(memory.close())
+        assert not (folder / ".mnem").exists()

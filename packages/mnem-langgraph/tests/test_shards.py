@@ -140,3 +140,20 @@ def test_branches_are_refused_on_a_sharded_store(tmp_path: Path) -> None:
 def test_a_shard_depth_that_is_not_a_positive_int_is_refused(tmp_path: Path, depth: object) -> None:
     with pytest.raises(InvalidInputError):
         MnemosyneStore(tmp_path, shard_depth=depth)  # type: ignore[arg-type]
+
+
+def test_a_sharded_root_opened_without_its_depth_is_refused_naming_the_depth(
+    tmp_path: Path,
+) -> None:
+    with MnemosyneStore(tmp_path, shard_depth=2) as sharded:
+        sharded.put(("users", "ada"), "city", {"v": "Lisbon"})
+    with pytest.raises(InvalidInputError, match="shard_depth=2"):
+        MnemosyneStore(tmp_path)
+    assert not (tmp_path / ".mnem").exists()
+
+
+def test_a_plain_store_opened_with_a_depth_is_refused(tmp_path: Path) -> None:
+    with MnemosyneStore(tmp_path) as plain:
+        plain.put(("users", "ada"), "city", {"v": "Lisbon"})
+    with pytest.raises(InvalidInputError, match="without shard_depth"):
+        MnemosyneStore(tmp_path, shard_depth=2)

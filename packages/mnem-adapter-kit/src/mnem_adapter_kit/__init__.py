@@ -10,7 +10,7 @@ kit, installed with the ``testing`` extra). Every other module is private.
 from ._commit import Committed, Write, describe
 from ._ids import Scope
 from ._mirror import Mirror
-from ._paths import default_store_path, store_dir_name, store_root
+from ._paths import default_store_path, is_store, store_dir_name, store_root
 from ._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
 from ._values import MAX_NESTING, check_text, from_json_text, to_json_text
 
@@ -29,6 +29,7 @@ __all__ = [
     "default_store_path",
     "describe",
     "from_json_text",
+    "is_store",
     "open_store",
     "store_dir_name",
     "store_root",

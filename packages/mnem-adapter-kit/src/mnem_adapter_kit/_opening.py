@@ -38,6 +38,7 @@ from ._paths import STORE_DIR
 from .errors import (
     NO_SPACE_HINT,
     CorruptStoreError,
+    InvalidInputError,
     NoStoreError,
     StoreError,
     StoreIoError,
@@ -230,6 +231,14 @@ def _open_checked(root: str, *, create: bool) -> mnem.Store:
     if meta is None:
         if not create:
             raise NoStoreError(f"there is no {STORE_DIR} directory here", store_path=root)
+        held = [] if found is None else _stores_inside(root)
+        if held:
+            raise InvalidInputError(
+                f"{root} is not a store but holds stores in its folders "
+                f"({', '.join(held[:3])}{', ...' if len(held) > 3 else ''}): point at the store "
+                "you mean (for a sharded LangGraph store, open its root with the shard_depth it "
+                "was made with)"
+            )
         try:
             create_store(root)
         except OSError as exc:
@@ -250,6 +259,20 @@ def _open_checked(root: str, *, create: bool) -> mnem.Store:
         exc.__traceback__ = None
         raise _diagnose(root, exc)  # noqa: B904 (its cause is the evidence it was classified by)
     return engine
+
+
+def _stores_inside(root: str) -> list[str]:
+    """The folders of ``root`` that hold a store (a default layout's root, a sharded store's)."""
+    try:
+        with os.scandir(root) as entries:
+            return sorted(
+                entry.name
+                for entry in entries
+                if entry.is_dir(follow_symlinks=False)
+                and os.path.isdir(os.path.join(entry.path, STORE_DIR))
+            )
+    except OSError:
+        return []
 
 
 def _mode(path: str, root: str) -> int | None:

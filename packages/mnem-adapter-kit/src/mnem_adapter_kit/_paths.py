@@ -48,6 +48,11 @@ def store_root(path: str | os.PathLike[str] | None) -> str:
     return root
 
 
+def is_store(path: str | os.PathLike[str] | None) -> bool:
+    """Whether a store is at exactly ``path`` (the default location if ``None``)."""
+    return os.path.isdir(os.path.join(store_root(path), STORE_DIR))
+
+
 def store_dir_name(key: str) -> str:
     """A directory name for ``key`` that no other key gets, on any filesystem.
 

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mnem_adapter_kit import Store, store_dir_name, store_root
+from mnem_adapter_kit import Store, is_store, store_dir_name, store_root
+from mnem_adapter_kit.errors import InvalidInputError
 
 from .namespaces import Namespace
 from .sidecar import Sidecar
@@ -65,6 +66,7 @@ class Shards:
         self._connect = connect
         self._open: dict[Namespace, Shard] = {}
         self._known_folders: dict[str, Namespace] = {}
+        _check_layout(self.root, depth)
         if depth is None:
             self._open[()] = Shard((), connect(self.root), ItemView(), Sidecar(self.root))
 
@@ -132,6 +134,23 @@ class Shards:
         shard = self._open[key] = Shard(key, self._connect(folder), ItemView(), Sidecar(folder))
         self._known_folders[os.path.basename(folder)] = key
         return shard
+
+
+def _check_layout(root: str, depth: int | None) -> None:
+    """Refuse a sharded store's root opened without its depth, and a plain store with one."""
+    if depth is not None and is_store(root):
+        raise InvalidInputError(
+            f"{root} is a plain store, not a sharded one: open it without shard_depth"
+        )
+    if depth is None and not is_store(root):
+        with contextlib.suppress(OSError), os.scandir(root) as entries:
+            for entry in entries:
+                prefix = _read_manifest(entry.path) if entry.is_dir() else None
+                if prefix is not None:
+                    raise InvalidInputError(
+                        f"{root} is the root of a store sharded by namespace prefixes of "
+                        f"{len(prefix)} label(s): open it with shard_depth={len(prefix)}"
+                    )
 
 
 def _encode(key: Namespace) -> str:
