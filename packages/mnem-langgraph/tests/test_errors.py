@@ -44,7 +44,7 @@ def test_a_put_with_a_malformed_index_is_refused_and_commits_nothing(
         {"embed": lambda texts: [[1.0] for _ in texts]},
         {"dims": 0, "embed": lambda texts: [[1.0] for _ in texts]},
         {"dims": 1},
-        {"dims": 1, "embed": lambda texts: [[1.0] for _ in texts], "distance_type": "l2"},
+        {"dims": 1, "embed": lambda texts: [[1.0] for _ in texts], "distance_type": "hamming"},
         {"dims": 1, "embed": lambda texts: [[1.0] for _ in texts], "fields": [1]},
         {"dims": 1, "embed": lambda texts: [[1.0] for _ in texts], "colour": "blue"},
     ],

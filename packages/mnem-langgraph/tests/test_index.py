@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
@@ -381,3 +382,41 @@ def test_history_reads_ignore_the_index(indexed: MnemosyneStore) -> None:
     assert origin is not None
     assert origin.value == {"text": "second words"}
     assert indexed.search(("a",), query="first words")[0].value == {"text": "second words"}
+
+
+VECTORS = {"near": [1.0, 0.0], "far": [0.0, 3.0], "long": [4.0, 4.0], "query": [2.0, 1.0]}
+
+
+def fixed(texts: Sequence[str]) -> list[list[float]]:
+    return [VECTORS[text] for text in texts]
+
+
+def dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("distance", "score"),
+    [
+        ("cosine", lambda a, b: dot(a, b) / (math.hypot(*a) * math.hypot(*b))),
+        ("l2", lambda a, b: -math.dist(a, b)),
+        ("inner_product", dot),
+    ],
+)
+def test_each_distance_scores_as_langgraphs_postgres_store_does(
+    store_path: Path, distance: str, score: Any
+) -> None:
+    index = {"dims": 2, "embed": fixed, "fields": ["text"], "distance_type": distance}
+    expected = sorted(
+        ((score(VECTORS[text], VECTORS["query"]), text) for text in ("near", "far", "long")),
+        reverse=True,
+    )
+    for reopened in (False, True):
+        with MnemosyneStore(store_path, index=index) as store:  # type: ignore[arg-type]
+            if not reopened:
+                for text in ("near", "far", "long"):
+                    store.put(("docs",), text, {"text": text})
+            found = store.search(("docs",), query="query")
+        assert [(item.key, item.score) for item in found] == [
+            (text, pytest.approx(value, rel=1e-5)) for value, text in expected
+        ]

@@ -23,7 +23,9 @@ from mnem_adapter_kit.errors import InvalidInputError
 
 from .values import IndexChoice, Stored
 
-DISTANCES = ("cosine",)
+DISTANCES = ("cosine", "l2", "inner_product")
+"""The scores LangGraph's Postgres store gives: cosine similarity, the negated Euclidean
+distance, the dot product (higher is closer in all three)."""
 KNOWN_KEYS = frozenset(
     {"dims", "embed", "fields", "text_fields", "distance_type", "ann_index_config"}
 )
@@ -41,6 +43,8 @@ class IndexSettings:
     fields: tuple[Path, ...]
     fingerprint: str
     """Names the embedder and its size; vectors made by another are not reused."""
+    distance: str = "cosine"
+    """How a query scores an item: one of :data:`DISTANCES`."""
 
     @classmethod
     def of(cls, config: Mapping[str, Any]) -> IndexSettings:
@@ -55,7 +59,7 @@ class IndexSettings:
         distance = config.get("distance_type", "cosine")
         if distance not in DISTANCES:
             raise InvalidInputError(
-                f"index['distance_type'] {distance!r} is not supported; scores are cosine similarity"
+                f"index['distance_type'] must be one of {', '.join(DISTANCES)}, not {distance!r}"
             )
         if config.get("embed") is None:
             raise InvalidInputError("index['embed'] is required: Embeddings, a function, or a name")
@@ -69,6 +73,7 @@ class IndexSettings:
             embeddings=embeddings,
             fields=tokenized(_paths(fields, "index['fields']")),
             fingerprint=f"{_embedder_name(config['embed'], embeddings)}/{dims}",
+            distance=distance,
         )
 
     def paths_for(self, choice: IndexChoice) -> tuple[Path, ...]:

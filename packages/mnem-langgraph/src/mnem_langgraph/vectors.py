@@ -1,8 +1,8 @@
 """The vectors of one engine store's items, and ranking them against a query.
 
-Vectors live in one float32 matrix in memory, a row per distinct text (rows
-are normalised, so cosine similarity is a dot product), and in the sidecar by
-text hash. Ranking is brute force (``numpy``: one matrix-vector product over
+Vectors live in one float32 matrix in memory, a row per distinct text (for
+cosine the rows and the query are normalised, so every score starts from a dot
+product), and in the sidecar, as the embedder made them, by text hash. Ranking is brute force (``numpy``: one matrix-vector product over
 every row, then the best text per item), which ADR 0014 chose by measurement
 over ``sqlite-vec``. Filters, namespace prefixes and expiry are applied while
 walking the ranked items, so they are exact however selective.
@@ -50,8 +50,10 @@ class View:
         starts: npt.NDArray[np.intp],
         indexed: npt.NDArray[np.intp],
         unindexed: list[int],
+        distance: str,
     ) -> None:
         self.items = items
+        self._distance = distance
         self._rows = rows
         self._used = used
         self._slots = slots
@@ -77,7 +79,11 @@ class View:
         items = self.items
         positions = self._indexed
         if len(positions):
-            similarity = self._rows[: self._used] @ query
+            rows = self._rows[: self._used]
+            similarity = rows @ query
+            if self._distance == "l2":
+                squared = np.einsum("ij,ij->i", rows, rows) - 2 * similarity + query @ query
+                similarity = -np.sqrt(np.maximum(squared, 0))
             scores = np.maximum.reduceat(similarity[self._slots], self._starts)
         else:
             scores = np.zeros(0, dtype=np.float32)
@@ -229,14 +235,15 @@ class ShardVectors:
                 np.asarray(starts, dtype=np.intp),
                 np.asarray(indexed, dtype=np.intp),
                 unindexed,
+                self.settings.distance,
             )
             self._view = (snapshot.commit, self._matrix_generation, view)
             return view
 
     def query_vector(self, vector: Sequence[float]) -> Matrix:
-        """A query's embedding, checked and normalised."""
-        normalised: Matrix = _normalised(self._checked([vector], 1))[0]
-        return normalised
+        """A query's embedding, checked (and normalised for cosine)."""
+        query: Matrix = self._scaled(self._checked([vector], 1))[0]
+        return query
 
     # --- internals --------------------------------------------------------------
 
@@ -287,7 +294,7 @@ class ShardVectors:
         return {h: t for h, t in wanted.items() if h not in self._slots}
 
     def _append(self, hashes: list[bytes], matrix: Matrix) -> None:
-        new = [(h, row) for h, row in zip(hashes, _normalised(matrix), strict=True)]
+        new = [(h, row) for h, row in zip(hashes, self._scaled(matrix), strict=True)]
         new = [(h, row) for h, row in new if h not in self._slots]
         if not new:
             return
@@ -319,6 +326,10 @@ class ShardVectors:
         self._slots = {}
         self._view = None
         self._matrix_generation += 1
+
+    def _scaled(self, matrix: Matrix) -> Matrix:
+        """Rows as the distance scores them: normalised for cosine, as they are otherwise."""
+        return _normalised(matrix) if self.settings.distance == "cosine" else matrix
 
     def _checked(self, vectors: Sequence[Sequence[float]] | Any, count: int) -> Matrix:
         dims = self.settings.dims
