@@ -62,7 +62,9 @@ async def test_the_agent_receives_the_memory_before_inference_like_with_listmemo
     ]
     events = [m for m in results[0].messages if isinstance(m, MemoryQueryEvent)]
     assert len(events) == 1
-    assert [m.to_text() for m in results[0].messages] == [m.to_text() for m in results[1].messages]
+    assert [str(m.content) for m in results[0].messages] == [
+        str(m.content) for m in results[1].messages
+    ]
     await ours.close()
 
 
