@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -40,11 +39,16 @@ class RecordingClient(ReplayChatCompletionClient):
 
 async def main(work: Path) -> None:
     store = work / "store"
-    facts = [MemoryContent(content=text, mime_type="text/plain") for text in ("Likes tea.", "Lives in Lisbon.")]
+    facts = [
+        MemoryContent(content=text, mime_type="text/plain")
+        for text in ("Likes tea.", "Lives in Lisbon.")
+    ]
     memory = MnemosyneMemory("studio-notes", store)
     for fact in facts:
         await memory.add(fact)
-    agent = AssistantAgent("assistant", model_client=RecordingClient(["Tea, in Lisbon."]), memory=[memory])
+    agent = AssistantAgent(
+        "assistant", model_client=RecordingClient(["Tea, in Lisbon."]), memory=[memory]
+    )
     team = RoundRobinGroupChat([agent], max_turns=1)
     config = work / "team.json"
     config.write_text(json.dumps(team.dump_component().model_dump()), encoding="utf-8")
@@ -53,18 +57,26 @@ async def main(work: Path) -> None:
     result = await TeamManager().run(task="What do I like, and where?", team_config=config)
 
     (request,) = received
-    injected = [m.content for m in request if isinstance(m, SystemMessage) and "Relevant memory" in str(m.content)]
+    injected = [
+        m.content
+        for m in request
+        if isinstance(m, SystemMessage) and "Relevant memory" in str(m.content)
+    ]
     assert injected == [render_memory_context(facts)], injected
     events = [m for m in result.task_result.messages if isinstance(m, MemoryQueryEvent)]
-    assert [[c.content for c in e.content] for e in events] == [["Likes tea.", "Lives in Lisbon."]], events
+    assert [[c.content for c in e.content] for e in events] == [
+        ["Likes tea.", "Lives in Lisbon."]
+    ], events
     reopened = MnemosyneMemory("studio-notes", store)
-    assert [c.content for c in (await reopened.query()).results] == ["Likes tea.", "Lives in Lisbon."]
+    assert [c.content for c in (await reopened.query()).results] == [
+        "Likes tea.",
+        "Lives in Lisbon.",
+    ]
     assert len(await reopened.history()) == 2
     await reopened.close()
-    print("-- AutoGen Studio's TeamManager ran the team from JSON: memory injected before inference, kept in the store")
+    print("-- Studio's TeamManager ran the team from JSON: memory injected, kept in the store")
 
 
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as scratch:
         asyncio.run(main(Path(scratch)))
-    sys.exit(0)
