@@ -8,6 +8,7 @@ It takes a screenshot of each view; ``MNEM_UPDATE_SCREENSHOTS=1`` copies them in
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from autogen_core.memory import MemoryContent
 
 from mnem_adapter_kit.testing.stores import commits
+from mnem_autogen import MnemosyneMemory
 
 HERE = Path(__file__).resolve().parent
 DOCS = HERE.parents[1] / "docs" / "history-view"
@@ -107,3 +110,52 @@ def test_the_page_shows_every_commit_an_items_origin_and_a_diff_in_chromium(
         DOCS.mkdir(parents=True, exist_ok=True)
         for name in SHOTS:
             shutil.copyfile(shots / name, DOCS / name)
+
+
+HOSTILE_DRIVER = """
+const [coreDir, chromiumPath, pageUrl] = process.argv.slice(2);
+const { chromium } = require(coreDir);
+(async () => {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--headless", "--no-sandbox"] });
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  await page.goto(pageUrl);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 20000 });
+  const timeline = await page.textContent("#timeline");
+  console.log(JSON.stringify({ errors, timeline }));
+  await browser.close();
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_a_malformed_link_and_bidirectional_controls_cannot_disturb_the_page(
+    tmp_path: Path, history: Any
+) -> None:
+    node = browser_or_skip()
+    store = tmp_path / "store"
+    name = "ops\u202ecod.exe"  # shown reversed ("exe.doc") if the override reached the screen
+
+    async def remember() -> None:
+        memory = MnemosyneMemory(name, store)
+        await memory.add(MemoryContent(content="a fact", mime_type="text/plain"))
+        await memory.close()
+
+    asyncio.run(remember())
+    page = tmp_path / "history.html"
+    done = history(store, "html", "--out", str(page))
+    assert done.returncode == 0, done.stderr
+    driver = tmp_path / "driver.cjs"
+    driver.write_text(HOSTILE_DRIVER)
+    url = "file://" + str(page) + "#item=%E0%A4%A"
+    run = subprocess.run(
+        [node, str(driver), str(PLAYWRIGHT_CORE), CHROMIUM, url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    seen = json.loads(run.stdout)
+    assert seen["errors"] == []
+    assert "\u202e" not in seen["timeline"]
+    assert "ops\\u202ecod.exe" in seen["timeline"]

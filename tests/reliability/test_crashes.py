@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import mnem
 from autogen_core.memory import MemoryContent
 
 from mnem_adapter_kit.testing.stores import (
@@ -119,3 +120,36 @@ def test_sigkills_lose_no_acknowledged_item_and_the_next_opening_clears_the_debr
     assert left_staged >= KILLS // 10, f"only {left_staged} of {KILLS} kills landed mid-write"
     replayed, from_engine = changes_replayed_and_from_engine(store)
     assert replayed == from_engine, "the kit's change record disagrees with the engine after kills"
+
+
+def test_a_store_only_read_after_a_killed_write_serves_and_keeps_no_staged_debris(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+
+    async def seed() -> None:
+        memory = MnemosyneMemory("crashy", store)
+        await memory.add(MemoryContent(content="committed", mime_type="text/plain"))
+        await memory.close()
+
+    asyncio.run(seed())
+    killed = (
+        "import os, signal, sys\n"
+        "from autogen_core.memory import MemoryContent\n"
+        "from mnem_autogen import codec\n"
+        "from mnem_adapter_kit import open_store\n"
+        "with open_store(sys.argv[1], author='mnem-autogen').write() as write:\n"
+        "    item = codec.encode(MemoryContent(content='never committed', mime_type='text/plain'))\n"
+        "    write.add('crashy:0000000002', item)\n"
+        "    write.engine  # staged from here on\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", killed, str(store)], check=False)
+    assert run.returncode == -signal.SIGKILL
+    assert staging(store) == (["crashy:0000000002"], [])  # as the kill left it
+    assert list(asyncio.run(read_back(store)).values()) == ["committed"]  # reads only
+    raw = mnem.open(str(store))
+    assert raw.staged() == []
+    raw.new_branch("look")
+    raw.checkout("look")  # refused while anything is staged
+    del raw

@@ -10,7 +10,7 @@ from autogen_core.memory import MemoryContent
 from mnem_adapter_kit.testing.stores import committed_ids, write_foreign
 from mnem_autogen import InvalidInputError, MnemosyneMemory
 
-ADVERSARIAL = ["u1", "u1:x", "u1:_seq", "a/b", "_seq", "@langgraph", "%3A", "ünï", "", "x" * 2000]
+ADVERSARIAL = ["u1", "u1:x", "u1:_seq", "a/b", "_seq", "@langgraph", "%3A", "ünï", "", "x" * 900]
 
 
 def text(value: str) -> MemoryContent:

@@ -11,7 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from mnem_adapter_kit import open_store
-from mnem_adapter_kit.testing.stores import commit_count
+from mnem_adapter_kit.testing.stores import commit_count, write_foreign
 
 if TYPE_CHECKING:
     from conftest import Connect
@@ -203,3 +203,21 @@ async def test_branch_errors_from_the_store_are_invalid_ref(connect: Connect) ->
         assert (await session.fails("branch", name="main"))["code"] == "invalid_ref"
         assert (await session.fails("branch", name="has space"))["code"] == "invalid_ref"
         assert (await session.fails("merge", source="nowhere"))["code"] == "invalid_ref"
+
+
+async def test_a_merge_cannot_resolve_another_adapters_node(connect: Connect, store: Path) -> None:
+    item = "ada:0000000002"  # an AutoGen memory's item
+    write_foreign(store, {item: "base"})
+    async with connect(harness=True) as session:
+        await session.ok("branch", name="other")
+        write_foreign(store, {item: "ours"})
+        await session.ok("switch", name="other")
+        write_foreign(store, {item: "theirs"})
+        await session.ok("switch", name="main")
+        before = commit_count(store)
+        for pick in ({"content": "the client's text"}, "theirs"):
+            error = await session.fails("merge", source="other", resolutions={item: pick})
+            assert error["code"] == "invalid_input"
+            assert "adapter" in error["message"]
+        assert (await session.ok("recall", node_id=item))["nodes"][0]["content"] == "ours"
+    assert commit_count(store) == before

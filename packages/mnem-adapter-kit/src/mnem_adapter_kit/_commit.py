@@ -31,10 +31,10 @@ from typing import IO, Any
 import mnem
 
 from . import _record
-from ._ids import is_scope_id, parse
-from ._paths import STORE_DIR
-from .errors import StoreError
-from .history import CommitRecord
+from ._ids import check_id, is_scope_id, parse
+from ._paths import STORE_DIR, open_regular, read_regular
+from .errors import CorruptStoreError, StoreError
+from .history import CommitRecord, finish
 
 JOURNAL_NAME = "adapter-write.pending"
 MESSAGE_NAMES = 5
@@ -73,13 +73,19 @@ class _Journal:
     """The ids an adapter write is staging that no adapter scope would recognise."""
 
     def __init__(self, root: str) -> None:
+        self._root = root
         self.path = os.path.join(root, STORE_DIR, JOURNAL_NAME)
         self._file: IO[str] | None = None
 
     def note(self, node_id: str) -> None:
         """Record ``node_id`` durably enough to survive the process being killed."""
         if self._file is None:
-            self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in end()
+            fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_TRUNC)
+            if fd is None:
+                raise CorruptStoreError(
+                    f"{STORE_DIR}/{JOURNAL_NAME} is not a regular file", store_path=self._root
+                )
+            self._file = os.fdopen(fd, "w", encoding="utf-8")
         self._file.write(json.dumps(node_id) + "\n")
         self._file.flush()
 
@@ -98,13 +104,9 @@ class _Journal:
 
     def left_behind(self) -> set[str]:
         """The ids a killed adapter write had noted (a torn last line is ignored)."""
-        try:
-            with open(self.path, encoding="utf-8") as journal:
-                lines = journal.read().splitlines()
-        except FileNotFoundError:
-            return set()
+        raw = finish(read_regular(self.path))
         noted = set()
-        for line in lines:
+        for line in (raw or b"").decode("utf-8", "replace").splitlines():
             with contextlib.suppress(ValueError):
                 noted.add(json.loads(line))
         return noted
@@ -170,7 +172,8 @@ class Write:
         self._pending.append((node_id,))
 
     def _note(self, node_id: str) -> None:
-        """Journal an id no adapter scope would recognise, before it is staged."""
+        """Check the id's length; journal an id no adapter scope would recognise, before staging."""
+        check_id(node_id)
         if not is_scope_id(node_id):
             if self._journal is None:
                 self._journal = _Journal(self._root)

@@ -28,11 +28,24 @@ FAMILY_MARKER = "@"
 RESERVED_PREFIX = "_"
 SEQUENCE_KEY = "_seq"
 SEQUENCE_WIDTH = 10
+MAX_ID_BYTES = 1024
+"""The longest node id any adapter writes, in bytes of UTF-8. Every commit stores the id of
+every node of the store, so an id costs its length again in each later commit."""
 
 _SEQUENCE_KEY_PATTERN = re.compile(rf"[0-9]{{{SEQUENCE_WIDTH},}}")
 _FAMILY_PATTERN = re.compile(r"[a-z][a-z0-9-]*")
 _LEADING_ESCAPES = {"@": "%40", "_": "%5F"}
 _ESCAPE_PATTERN = re.compile(r"%([0-9A-F]{2})")
+
+
+def check_id(node_id: str, what: str = "a node id") -> str:
+    """``node_id`` if it is at most :data:`MAX_ID_BYTES` long, else :class:`InvalidInputError`."""
+    if len(node_id) * 4 > MAX_ID_BYTES and len(node_id.encode("utf-8", "replace")) > MAX_ID_BYTES:
+        raise InvalidInputError(
+            f"{what} is {len(node_id.encode('utf-8', 'replace')):,} bytes long; node ids are at "
+            f"most {MAX_ID_BYTES:,} bytes of UTF-8 (every commit stores every id of the store)"
+        )
+    return node_id
 
 
 def escape(part: str) -> str:
@@ -53,6 +66,9 @@ def unescape(encoded: str) -> str:
 class Scope:
     """One adapter scope: an optional family and one or more name parts."""
 
+    MAX_ID_BYTES = MAX_ID_BYTES
+    check_id = staticmethod(check_id)
+
     parts: tuple[str, ...]
     family: str | None = None
 
@@ -63,6 +79,7 @@ class Scope:
             check_text(part, "a scope part")
         if self.family is not None and not _FAMILY_PATTERN.fullmatch(self.family):
             raise InvalidInputError(f"adapter family {self.family!r} must match [a-z][a-z0-9-]*")
+        check_id(self.prefix + "0" * SEQUENCE_WIDTH, "the id of this scope's items")
 
     @classmethod
     def of(cls, *parts: str, family: str | None = None) -> Scope:
@@ -77,7 +94,7 @@ class Scope:
 
     def node_id(self, key: str) -> str:
         """The node id of a caller's ``key`` in this scope."""
-        return self.prefix + escape(key)
+        return check_id(self.prefix + escape(key), "the node id of this key")
 
     def reserved_id(self, key: str) -> str:
         """The node id of an adapter-owned key (``_seq``) that no caller key can produce."""

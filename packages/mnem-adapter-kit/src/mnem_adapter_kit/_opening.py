@@ -268,7 +268,8 @@ def _stores_inside(root: str) -> list[str]:
             return sorted(
                 entry.name
                 for entry in entries
-                if entry.is_dir(follow_symlinks=False)
+                if not entry.name.startswith(CREATING_PREFIX)  # a killed creator's, swept next
+                and entry.is_dir(follow_symlinks=False)
                 and os.path.isdir(os.path.join(entry.path, STORE_DIR))
             )
     except OSError:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
+from collections.abc import Generator
 from pathlib import Path
 
 from .errors import InvalidInputError
@@ -18,6 +20,8 @@ from .errors import InvalidInputError
 STORE_DIR = ".mnem"
 STORE_ENV = "MNEM_STORE"
 _SLUG_NOISE = re.compile(r"[^a-z0-9._-]+")
+READ_STEP = 1 << 20
+"""Bytes a side file is read in at a time, a pause between each."""
 
 
 def default_store_path() -> Path:
@@ -51,6 +55,37 @@ def store_root(path: str | os.PathLike[str] | None) -> str:
 def is_store(path: str | os.PathLike[str] | None) -> bool:
     """Whether a store is at exactly ``path`` (the default location if ``None``)."""
     return os.path.isdir(os.path.join(store_root(path), STORE_DIR))
+
+
+def open_regular(path: str, flags: int) -> int | None:
+    """A descriptor of the regular file at ``path``; None for anything else (a FIFO, a device,
+    a directory), which the kit never reads or writes. Opening never blocks."""
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return fd
+    os.close(fd)
+    return None
+
+
+def read_regular(path: str) -> Generator[None, None, bytes | None]:
+    """The bytes of the regular file at ``path``, read :data:`READ_STEP` at a time with a
+    pause (a walk step) between; None if there is none or it is not a regular file."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except OSError:
+        return None
+    if fd is None:
+        return None
+    chunks = []
+    try:
+        while chunk := os.read(fd, READ_STEP):
+            chunks.append(chunk)
+            yield
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def store_dir_name(key: str) -> str:

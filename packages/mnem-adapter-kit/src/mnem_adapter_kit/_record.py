@@ -27,7 +27,7 @@ from typing import cast
 
 import mnem
 
-from ._paths import STORE_DIR
+from ._paths import STORE_DIR, open_regular, read_regular
 
 RECORD_NAME = "adapter-changes"
 LINES_PER_STEP = 256
@@ -123,8 +123,9 @@ class Appender:
         text = f'{{"commit":"{commit}",{line}'
         with contextlib.suppress(OSError):
             if self._fd is None:
-                flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
-                self._fd = os.open(self._path, flags, 0o666)
+                self._fd = open_regular(self._path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+                if self._fd is None:
+                    return  # not a regular file: history reads ask the engine instead
                 end = os.fstat(self._fd).st_size
                 if end and os.pread(self._fd, 1, end - 1) != b"\n":
                     text = "\n" + text
@@ -150,10 +151,8 @@ def read(root: str | os.PathLike[str]) -> dict[str, Line]:
 
 def read_in_steps(root: str | os.PathLike[str]) -> Generator[None, None, dict[str, Line]]:
     """:func:`read`, pausing every :data:`LINES_PER_STEP` lines (a walk step for the kit)."""
-    try:
-        with open(path_of(root), "rb") as record:
-            raw = record.read()
-    except OSError:
+    raw = yield from read_regular(path_of(root))
+    if raw is None:
         return {}
     found: dict[str, Line] = {}
     for number, text in enumerate(raw.splitlines(), 1):

@@ -473,7 +473,7 @@ class MemoryService:
         _check_message(message)
         picks: dict[str, str | mnem.MemoryNode] = {}
         for node_id, pick in resolutions.items():
-            check_text(node_id, "a node id in resolutions")
+            self._writable(node_id)  # a resolution writes the node as much as remember does
             if isinstance(pick, ContentResolution):
                 check_content(pick.content, f"the resolution of {node_id!r}")
                 picks[node_id] = mnem.MemoryNode(id=node_id, content=pick.content)

@@ -34,7 +34,7 @@ def check_node_id(node_id: str, *, allow_adapter_ids: bool) -> str:
     belong to AutoGen, LangGraph and other adapter memories in the same store;
     a model writing one by accident would corrupt that memory.
     """
-    check_text(node_id, "a node id")
+    Scope.check_id(check_text(node_id, "a node id"))
     if not allow_adapter_ids and Scope.parse(node_id) is not None:
         raise InvalidInputError(
             f"the node id {node_id!r} has the form of an adapter memory's id ('scope:key'), "

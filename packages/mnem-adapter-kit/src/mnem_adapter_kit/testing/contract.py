@@ -26,6 +26,7 @@ import mnem
 import pytest
 
 from .. import _commit
+from .._ids import MAX_ID_BYTES
 from .._store import open_store
 from ..errors import (
     BusyError,
@@ -67,7 +68,7 @@ ADVERSARIAL_SCOPES = (
     "%3A",
     "ünïcødé 𝄞",
     "",
-    "long" * 500,
+    "long" * 240,  # ids near the 1,024-byte limit
 )
 
 
@@ -304,6 +305,12 @@ class AdapterContract:
             assert staging(store) == (["cli-work-in-progress"], [])
             assert self.harness.read(adapter) == ["before"]
         assert commit_count(store) == 1
+
+    def test_a_scope_whose_ids_would_pass_the_id_limit_writes_nothing(self, store: Path) -> None:
+        name = "x" * (MAX_ID_BYTES + 1)
+        with pytest.raises(ValueError, match="bytes"), self.opened(store, name) as adapter:
+            self.harness.write(adapter, "must not be stored")  # refused here or at the open
+        assert commit_count(store) == 0
 
     def test_bad_input_is_refused_before_the_store_is_touched(self, store: Path) -> None:
         with self.opened(store) as adapter:

@@ -1,6 +1,8 @@
 "use strict";
 // The history page: a timeline of commits, a panel per item, a diff between two commits.
-// Every stored text is set with textContent: values are the agent's, never markup.
+// Every stored text is set with textContent: values are the agent's, never markup; control
+// and format characters (bidirectional overrides among them) are shown as escapes, as the
+// terminal view shows them.
 (function () {
   const KIND = { a: "added", m: "modified", r: "removed" };
   const SIGN = { added: "+", modified: "~", removed: "−" };
@@ -21,13 +23,18 @@
     if (attrs) {
       for (const [name, value] of Object.entries(attrs)) {
         if (value === undefined || value === null || value === false) continue;
-        if (name === "text") node.textContent = value;
+        if (name === "text") node.textContent = clean(String(value));
         else if (name === "class") node.className = value;
         else node.setAttribute(name, value === true ? "" : String(value));
       }
     }
     for (const child of children) if (child) node.append(child);
     return node;
+  }
+  const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+  function clean(text) {
+    return text.replace(UNSHOWN, (ch) =>
+      ch === "\n" || ch === "\t" ? ch : "\\u" + ch.codePointAt(0).toString(16).padStart(4, "0"));
   }
   const short = (id) => id.slice(0, 12);
   const when = (ms) => new Date(ms).toISOString().replace("T", " ");
@@ -471,7 +478,12 @@
   function follow() {
     const found = /^#(item|commit|diff)=(.*)$/.exec(location.hash);
     if (!found) return;
-    const value = decodeURIComponent(found[2]);
+    let value;
+    try {
+      value = decodeURIComponent(found[2]);
+    } catch (e) {
+      return; // a malformed link opens the page as it is
+    }
     if (found[1] === "item") {
       const item = items.find((it) => it.id === value);
       if (item) showItem(item.index);
@@ -485,8 +497,8 @@
 
   // --- start --------------------------------------------------------------------
   const where = data.branch ? `branch ${data.branch}` : `detached at ${short(data.head || "")}`;
-  document.getElementById("store").textContent =
-    `${data.store} · ${where} · ${commits.length} commits · ${items.length} items · generated ${data.generated}`;
+  document.getElementById("store").textContent = clean(
+    `${data.store} · ${where} · ${commits.length} commits · ${items.length} items · generated ${data.generated}`);
   renderTimeline();
   const header = document.querySelector("header");
   const measure = () => document.documentElement.style.setProperty("--header", header.offsetHeight + "px");
