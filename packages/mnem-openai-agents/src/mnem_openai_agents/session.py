@@ -1,0 +1,545 @@
+"""``MnemosyneSession``: the OpenAI Agents SDK's ``Session``, every change a commit."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mnem
+from agents import RunContextWrapper, SessionSettings, TResponseInputItem
+from agents.memory.session import _CompactionSnapshot
+from agents.memory.session_settings import coerce_session_settings, resolve_session_limit
+
+from mnem_adapter_kit import (
+    Mirror,
+    Scope,
+    Write,
+    check_text,
+    open_store,
+    store_dir_name,
+    store_root,
+)
+from mnem_adapter_kit import history as kit_history
+from mnem_adapter_kit.errors import InvalidInputError
+
+from . import codec
+from .history import ItemOrigin, SessionCommit, SessionItem
+from .provenance import ProvenanceHooks, provenance_of
+
+FAMILY = "openai-agents"
+"""The id family of session items: ``@openai-agents:<session id>:<seq>``."""
+
+DEFAULT_ROOT = Path("mnemosyne") / "sessions"
+"""The folder, under the working directory, that holds one store per session by default."""
+
+
+def default_store_path(session_id: str) -> Path:
+    """Where session ``session_id`` keeps its store when no ``store_path`` is given."""
+    return Path.cwd() / DEFAULT_ROOT / store_dir_name(session_id)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One stored item: its id, its number, its JSON text, and what the session needs of it."""
+
+    id: str
+    seq: int
+    text: str
+    user: bool
+    call_id: str | None
+    name: str | None
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """A node in the session's id range that is not an item (the ``_seq`` mark, damage).
+
+    Its number still counts toward the high-water mark, so ids are never reused.
+    """
+
+    seq: int
+
+
+def _decoder(scope: Scope) -> Callable[[mnem.MemoryNode], _Entry | _Mark | None]:
+    def decode(node: mnem.MemoryNode) -> _Entry | _Mark | None:
+        if node.id == scope.sequence_id:
+            seq = node.content
+            return _Mark(seq) if isinstance(seq, int) and not isinstance(seq, bool) else None
+        seq = scope.sequence_of(node.id)
+        if seq is None:
+            return None
+        item = codec.decode(node.content)
+        text = codec.text_of(node.content)
+        if item is None or text is None:
+            return _Mark(seq)
+        call_id, name = item.get("call_id"), item.get("name")
+        return _Entry(
+            node.id,
+            seq,
+            text,
+            codec.is_user_message(item),
+            call_id if isinstance(call_id, str) else None,
+            name if isinstance(name, str) else None,
+        )
+
+    return decode
+
+
+@dataclass
+class _Items:
+    """The items of one mirror version, oldest first, their turns, and the high-water mark."""
+
+    ordered: list[_Entry]
+    turns: list[int]
+    high: int
+    _calls: dict[str, str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, entries: list[_Entry | _Mark]) -> _Items:
+        ordered = [entry for entry in entries if isinstance(entry, _Entry)]
+        high = max((entry.seq for entry in entries), default=0)
+        ordered.sort(key=lambda entry: entry.seq)
+        return cls(ordered, _turns(ordered), high)
+
+    def name_of_call(self, call_id: str) -> str | None:
+        """The tool a call of this session named (for its output's provenance)."""
+        if self._calls is None:
+            self._calls = {e.call_id: e.name for e in self.ordered if e.call_id and e.name}
+        return self._calls.get(call_id)
+
+
+def _turns(entries: Iterable[_Entry], start: int = 0) -> list[int]:
+    """The turn of each entry: how many user messages came up to it, from ``start``."""
+    turns = []
+    turn = start
+    for entry in entries:
+        turn += entry.user
+        turns.append(turn)
+    return turns
+
+
+class MnemosyneSession:
+    """An OpenAI Agents SDK session whose every change is a commit.
+
+    Behaves as the SDK's ``SQLiteSession``: ``get_items`` returns the latest
+    items oldest first (``session_settings.limit`` when no limit is given),
+    ``add_items`` appends, ``pop_item`` removes the newest, ``clear_session``
+    empties. Each call that changes the session is one commit, and nothing is
+    deleted: :meth:`why`, :meth:`when_did`, :meth:`history` and :meth:`items_at`
+    read what it held, and :meth:`create_branch_from_turn` tries another path.
+
+    Args:
+        session_id: Names this session (its items' ids hold it).
+        store_path: The directory holding the store's ``.mnem`` (created if absent and
+            ``create``). None gives the session a store of its own,
+            ``./mnemosyne/sessions/<session_id>-<hash>`` under the working directory.
+        session_settings: The SDK's settings (``limit``), as for ``SQLiteSession``.
+        create: Create the store if there is none at ``store_path``.
+        author: The author recorded on this session's commits.
+        busy_timeout: Seconds to wait for a store another process holds.
+    """
+
+    session_settings: SessionSettings | None = None
+
+    def __init__(
+        self,
+        session_id: str,
+        store_path: str | os.PathLike[str] | None = None,
+        *,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
+        create: bool = True,
+        author: str = "mnem-openai-agents",
+        busy_timeout: float = 10.0,
+    ) -> None:
+        self.session_id = check_text(session_id, "the session id")
+        try:
+            self.session_settings = (
+                SessionSettings()
+                if session_settings is None
+                else coerce_session_settings(session_settings)
+            )
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"invalid session_settings: {exc}") from None
+        self.hooks = ProvenanceHooks()
+        """Pass to the runner (``hooks=session.hooks``) to record which agent said what."""
+        self._scope = Scope.of(session_id, family=FAMILY)
+        self._mirror: Mirror[_Entry | _Mark] = Mirror(self._scope.owns, _decoder(self._scope))
+        self._items_of: tuple[int, _Items] | None = None
+        path = default_store_path(session_id) if store_path is None else store_root(store_path)
+        self._store = open_store(
+            path, author=author, create=create, busy_timeout=busy_timeout, owner=self
+        )
+
+    @property
+    def store_path(self) -> str:
+        """The absolute directory whose ``.mnem`` holds this session."""
+        return self._store.root
+
+    # --- the Session protocol -------------------------------------------------
+
+    async def get_items(
+        self, limit: int | None = None, *, wrapper: RunContextWrapper[Any] | None = None
+    ) -> list[TResponseInputItem]:
+        """The latest ``limit`` items (default ``session_settings.limit``; all if None), oldest first."""
+        count = resolve_session_limit(limit, self.session_settings)
+        async with self._store.asession() as engine:
+            self._mirror.sync(engine)
+            ordered = self._items().ordered
+            if count is not None and count >= 0:
+                ordered = ordered[len(ordered) - count :] if count else []
+        return [json.loads(entry.text) for entry in ordered]
+
+    async def add_items(
+        self,
+        items: list[TResponseInputItem],
+        *,
+        wrapper: RunContextWrapper[Any] | None = None,
+    ) -> None:
+        """Append ``items`` in one commit (none for no items)."""
+        given = list(items)
+        stored = [codec.encode(item) for item in given]
+        if not stored:
+            return
+        agent = self.hooks.agent_running(wrapper)
+        async with self._store.awrite(self._mirror) as write:
+            now = self._items()
+            self._stage_adds(write, now, now.ordered, given, stored, agent)
+            write.message = f"add to session {self.session_id!r}: {_kinds(given)}"
+
+    async def pop_item(
+        self, *, wrapper: RunContextWrapper[Any] | None = None
+    ) -> TResponseInputItem | None:
+        """Remove the newest item in one commit and return it; None (no commit) if empty."""
+        async with self._store.awrite(self._mirror) as write:
+            now = self._items()
+            if not now.ordered:
+                return None
+            last = now.ordered[-1]
+            self._keep_mark(write, now)
+            write.remove(last.id)
+            popped: TResponseInputItem = json.loads(last.text)
+            write.message = f"pop from session {self.session_id!r}: {_kinds([popped])}"
+        return popped
+
+    async def clear_session(self, *, wrapper: RunContextWrapper[Any] | None = None) -> None:
+        """Tombstone every item in one commit (none if empty); history keeps them."""
+        async with self._store.awrite(self._mirror) as write:
+            now = self._items()
+            if not now.ordered:
+                return
+            self._keep_mark(write, now)
+            for entry in now.ordered:
+                write.remove(entry.id)
+            write.message = f"clear session {self.session_id!r} ({len(now.ordered)} item(s))"
+
+    def close(self) -> None:
+        """Release this object's claim on the store; idempotent, destroys nothing."""
+        self._store.close()
+
+    # --- history --------------------------------------------------------------
+
+    async def items(self) -> list[SessionItem]:
+        """Every item with its id (the id :meth:`why` takes) and turn, oldest first."""
+        async with self._store.asession() as engine:
+            self._mirror.sync(engine)
+            now = self._items()
+        return [
+            SessionItem(entry.id, entry.seq, turn, json.loads(entry.text))
+            for entry, turn in zip(now.ordered, now.turns, strict=True)
+        ]
+
+    async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
+        """The commit that added ``item_id`` as of ``at`` (default HEAD), when, and who said it."""
+        if self._scope.sequence_of(check_text(item_id, "the item id")) is None:
+            raise InvalidInputError(f"{item_id!r} is not an item id of session {self.session_id!r}")
+        blame = await self._store.awalk(lambda engine: kit_history.origin(engine, item_id, at))
+        item = codec.decode(blame.node.content)
+        if item is None:
+            raise InvalidInputError(f"{item_id!r} does not hold a session item")
+        return ItemOrigin(
+            item_id=item_id,
+            commit=blame.commit,
+            time=kit_history.from_ms(blame.time),
+            item=item,
+            provenance=blame.provenance,
+        )
+
+    async def when_did(
+        self, predicate: Callable[[list[TResponseInputItem]], bool]
+    ) -> SessionCommit | None:
+        """The first commit (first-parent chain) after which ``predicate(items)`` holds.
+
+        ``predicate`` sees the session's items as of a commit, oldest first, and is
+        assumed to stay true once true. None if it does not hold now.
+        """
+
+        def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
+            return bool(predicate(self._items_in(state)))
+
+        def job(engine: mnem.Store) -> kit_history.Walk[SessionCommit | None]:
+            found = yield from kit_history.first_where(engine, holds)
+            if found is None:
+                return None
+            yield
+            changes = kit_history.changes(engine, found.id)
+            return SessionCommit(**vars(found), changes=self._own(changes))
+
+        return await self._store.awalk(job)
+
+    async def history(self, limit: int | None = None) -> list[SessionCommit]:
+        """The commits that changed this session, newest first (at most ``limit``)."""
+        found, _ = await self._store.awalk(
+            lambda engine: kit_history.commits_changing(engine, self._owns_item, limit=limit)
+        )
+        return [SessionCommit(**vars(record), changes=changes) for record, changes in found]
+
+    async def items_at(self, commit: str) -> list[TResponseInputItem]:
+        """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
+        check_text(commit, "the commit")
+        async with self._store.asession() as engine:
+            state = kit_history.state(engine, engine.resolve(commit))
+            return self._items_in(state)
+
+    # --- branches -------------------------------------------------------------
+
+    async def create_branch_from_turn(
+        self, turn_number: int, branch_name: str | None = None
+    ) -> str:
+        """Branch the session before turn ``turn_number`` and switch to it; returns its name.
+
+        The branch starts from the current items, and its first commit removes
+        those of turn ``turn_number`` on, so the conversation can take that turn
+        again. The old branch keeps them. Branches are the store's: the session
+        must have its store to itself (the default layout gives it one).
+        """
+        if branch_name is not None and not check_text(branch_name, "the branch name").strip():
+            raise InvalidInputError("the branch name must not be blank")
+        async with self._store.asession() as engine:
+            self._mirror.sync(engine)
+            self._refuse_shared_store(engine)
+            now = self._items()
+            if not any(
+                e.user and t == turn_number for e, t in zip(now.ordered, now.turns, strict=True)
+            ):
+                raise InvalidInputError(
+                    f"turn {turn_number} of session {self.session_id!r} holds no user message"
+                )
+            taken = {name for name, _ in engine.branches()}
+            name = branch_name or _free_name(f"turn-{turn_number}", taken)
+            if name in taken:
+                raise InvalidInputError(f"branch {name!r} exists already")
+            engine.new_branch(name)
+            engine.checkout(name)
+        async with self._store.awrite(self._mirror) as write:
+            now = self._items()
+            dropped = [e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number]
+            if dropped:
+                self._keep_mark(write, now)
+                for entry in dropped:
+                    write.remove(entry.id)
+            write.message = (
+                f"branch {name!r} of session {self.session_id!r} from turn {turn_number}: "
+                f"{len(dropped)} item(s) set aside"
+            )
+        return name
+
+    async def switch_to_branch(self, branch_name: str) -> None:
+        """Make ``branch_name`` the session's current branch."""
+        check_text(branch_name, "the branch name")
+        async with self._store.asession() as engine:
+            if branch_name not in {name for name, _ in engine.branches()}:
+                raise InvalidInputError(f"there is no branch {branch_name!r}")
+            self._refuse_shared_store(engine)
+            engine.checkout(branch_name)
+
+    async def current_branch(self) -> str | None:
+        """The branch the session is on (None when the store's HEAD is detached)."""
+        async with self._store.asession() as engine:
+            return kit_history.branch_of(engine)
+
+    async def list_branches(self) -> list[dict[str, Any]]:
+        """Every branch: ``branch_id``, ``message_count``, ``user_turns``, ``is_current``."""
+        async with self._store.asession() as engine:
+            current = kit_history.branch_of(engine)
+            found = []
+            for name, tip in engine.branches():
+                entries = _Items.of(self._decoded(kit_history.state(engine, tip)))
+                found.append(
+                    {
+                        "branch_id": name,
+                        "message_count": len(entries.ordered),
+                        "user_turns": sum(e.user for e in entries.ordered),
+                        "is_current": name == current,
+                    }
+                )
+            return found
+
+    # --- the SDK's compaction hooks ---------------------------------------------
+
+    async def _get_compaction_snapshot(
+        self,
+        limit: int,
+        *,
+        prune_prefix: Callable[[TResponseInputItem], bool] | None = None,
+    ) -> _CompactionSnapshot:
+        """The latest ``limit`` items and a way to replace a suffix of them in ONE commit.
+
+        ``OpenAIResponsesCompactionSession`` uses it to compact: the compacted
+        output replaces the items it summarises in a single commit (never a clear
+        then an add), and only if those items are still the session's latest.
+        """
+        async with self._store.asession() as engine:
+            self._mirror.sync(engine)
+            ordered = self._items().ordered
+            window = ordered[max(len(ordered) - limit, 0) :] if limit > 0 else []
+        expected = [entry.id for entry in window]
+
+        async def replace_suffix(start: int, output: list[TResponseInputItem]) -> bool:
+            tail = expected[start:]
+            if not tail:
+                return False
+            return await self._replace(tail, list(output), prune_prefix)
+
+        return _CompactionSnapshot(
+            [json.loads(entry.text) for entry in window],
+            len(window) == len(ordered),
+            replace_suffix,
+        )
+
+    async def _atomic_replace_items(self, items: list[TResponseInputItem]) -> bool:
+        """Replace every item with ``items`` in ONE commit (the SDK's whole-history compaction)."""
+        return await self._replace(None, list(items), None)
+
+    async def _replace(
+        self,
+        tail: list[str] | None,
+        output: list[TResponseInputItem],
+        prune_prefix: Callable[[TResponseInputItem], bool] | None,
+    ) -> bool:
+        """Replace the items ``tail`` names (every item if None) by ``output``, in one commit.
+
+        False, writing nothing, if ``tail`` is no longer the session's latest items.
+        """
+        stored = [codec.encode(item) for item in output]
+        async with self._store.awrite(self._mirror) as write:
+            now = self._items()
+            cut = 0 if tail is None else len(now.ordered) - len(tail)
+            if tail is not None and (cut < 0 or [e.id for e in now.ordered[cut:]] != tail):
+                return False
+            kept = now.ordered[:cut]
+            expired = 0
+            if prune_prefix is not None:
+                while expired < len(kept) and prune_prefix(json.loads(kept[expired].text)):
+                    expired += 1
+            dropped = now.ordered[cut:] + kept[:expired]
+            kept = kept[expired:]
+            if dropped:
+                self._keep_mark(write, now)
+                for entry in dropped:
+                    write.remove(entry.id)
+            self._stage_adds(write, now, kept, output, stored, None)
+            write.message = (
+                f"compact session {self.session_id!r}: {len(dropped)} item(s) "
+                f"replaced by {len(output)}"
+            )
+        return True
+
+    # --- internals ------------------------------------------------------------
+
+    def _items(self) -> _Items:
+        """The mirror's items in order, derived once per mirror version."""
+        version = self._mirror.version
+        if self._items_of is None or self._items_of[0] != version:
+            self._items_of = (version, _Items.of(list(self._mirror.values.values())))
+        return self._items_of[1]
+
+    def _stage_adds(
+        self,
+        write: Write,
+        now: _Items,
+        before: list[_Entry],
+        items: list[Any],
+        stored: list[dict[str, Any]],
+        agent: str | None,
+    ) -> None:
+        """Stage ``items`` after the entries ``before``, with new ids and their provenance."""
+        turn = _turns(before)[-1] if before else 0
+        calls: dict[str, str] = {}
+
+        def name_of_call(call_id: str) -> str | None:
+            return calls.get(call_id) or now.name_of_call(call_id)
+
+        for offset, (item, content) in enumerate(zip(items, stored, strict=True), 1):
+            turn += codec.is_user_message(item)
+            node_id = self._scope.sequence_item_id(now.high + offset)
+            provenance = provenance_of(
+                item, turn, agent=agent, hooks=self.hooks, name_of_call=name_of_call
+            )
+            write.add(node_id, content, provenance=provenance)
+            call_id, name = item.get("call_id"), item.get("name")
+            if isinstance(call_id, str) and isinstance(name, str):
+                calls[call_id] = name
+
+    def _keep_mark(self, write: Write, now: _Items) -> None:
+        """Record the high-water mark before removing items, so their ids are never reused."""
+        if self._mirror.values.get(self._scope.sequence_id) != _Mark(now.high):
+            write.add(self._scope.sequence_id, now.high)
+
+    def _refuse_shared_store(self, engine: mnem.Store) -> None:
+        head = engine.head_commit()
+        state = kit_history.state(engine, head) if head else {}
+        others = [node_id for node_id in state if not self._scope.owns(node_id)]
+        if others:
+            raise InvalidInputError(
+                f"the store at {self.store_path} holds more than session {self.session_id!r} "
+                f"({others[0]!r}, ...): a branch is the whole store's, so switching would move "
+                "the others too. Give the session a store of its own (the default layout does)"
+            )
+
+    def _decoded(self, state: Mapping[str, mnem.MemoryNode]) -> list[_Entry | _Mark]:
+        decode = _decoder(self._scope)
+        found = []
+        for node in state.values():
+            if self._scope.owns(node.id):
+                entry = decode(node)
+                if entry is not None:
+                    found.append(entry)
+        return found
+
+    def _items_in(self, state: Mapping[str, mnem.MemoryNode]) -> list[TResponseInputItem]:
+        return [json.loads(entry.text) for entry in _Items.of(self._decoded(state)).ordered]
+
+    def _owns_item(self, node_id: str) -> bool:
+        return self._scope.sequence_of(node_id) is not None
+
+    def _own(
+        self, changes: Mapping[str, kit_history.ChangeKind]
+    ) -> dict[str, kit_history.ChangeKind]:
+        return {node_id: kind for node_id, kind in changes.items() if self._owns_item(node_id)}
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+def _kinds(items: list[Any]) -> str:
+    """The items in a few words for a commit message: ``user message, call get_weather``."""
+    words = []
+    for item in items[:5]:
+        kind = item.get("type", "message")
+        if kind == "message":
+            words.append(f"{item.get('role', '?')} message")
+        elif item.get("name") and not str(kind).endswith("_output"):
+            words.append(f"call {item.get('name')}")
+        else:
+            words.append(str(kind).replace("_", " "))
+    more = len(items) - len(words)
+    return ", ".join(words) + (f" and {more} more" if more > 0 else "")
