@@ -1,6 +1,6 @@
 """Every adapter on one store at once: nobody collides, everyone reads only their own.
 
-AutoGen, LangGraph and MCP write to one store, in one process and from two, and the
+AutoGen, LangGraph, MCP and the Agents SDK session write to one store, in one process and from two, and the
 store's log shows each adapter's commits under its own author.
 """
 
@@ -22,6 +22,7 @@ from mnem_adapter_kit.testing.stores import commits, committed_ids
 from mnem_autogen import InvalidInputError, MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
+from mnem_openai_agents import MnemosyneSession
 
 
 def note(text: str) -> MemoryContent:
@@ -36,16 +37,18 @@ async def call(client: Client, tool: str, **arguments: Any) -> tuple[bool, dict[
     return True, result.structured_content or {}
 
 
-async def test_three_adapters_in_one_process_share_a_store_without_colliding(
+async def test_four_adapters_in_one_process_share_a_store_without_colliding(
     tmp_path: Path,
 ) -> None:
     store = tmp_path / "store"
     memory = MnemosyneMemory("notes", store)
     graph_store = MnemosyneStore(store)
     server = build_server(StoreSettings(path=store))
+    session = MnemosyneSession("notes", store)
 
     await memory.add(note("autogen fact"))
     graph_store.put(("notes",), "0000000001", {"fact": "langgraph fact"})
+    await session.add_items([{"role": "user", "content": "session fact"}])
     async with Client(server) as client:
         ok, _ = await call(client, "remember", node_id="notes", content="mcp fact")
         assert ok
@@ -65,10 +68,16 @@ async def test_three_adapters_in_one_process_share_a_store_without_colliding(
     assert {n["node_id"] for n in everything["nodes"]} == {
         "notes:0000000001",
         "@langgraph:notes:0000000001",
+        "@openai-agents:notes:0000000001",
         "notes",
     }
+    assert await session.get_items() == [{"role": "user", "content": "session fact"}]
 
     await memory.clear()
+    assert [item.value for item in graph_store.search(())] == [{"fact": "langgraph fact"}]
+    assert await session.get_items() == [{"role": "user", "content": "session fact"}]
+    await session.clear_session()
+    assert len((await memory.query()).results) == 0
     assert [item.value for item in graph_store.search(())] == [{"fact": "langgraph fact"}]
     assert "notes" in committed_ids(store)
 
@@ -76,10 +85,13 @@ async def test_three_adapters_in_one_process_share_a_store_without_colliding(
     assert [(c.author, c.message.split(" ")[0]) for c in reversed(log)] == [
         ("mnem-autogen", "add"),
         ("mnem-langgraph", "put"),
+        ("mnem-openai-agents", "add"),
         ("mnem-mcp", "remember"),
         ("mnem-autogen", "add"),
         ("mnem-autogen", "clear"),
+        ("mnem-openai-agents", "clear"),
     ]
+    session.close()
     await memory.close()
     graph_store.close()
     server.service.close()

@@ -3,7 +3,10 @@
 A :class:`Turns` is a lock whose waiters queue in arrival order. A thread waits
 on an event; a coroutine awaits a future of its own loop, so a waiting task
 never blocks its event loop. Releasing hands the turn straight to the oldest
-waiter, so nobody can jump the queue however long it is. Waiting inside one
+waiter, so nobody can jump the queue however long it is. A turn freed by a task
+is not taken again at once by another task of the same loop: the next one gets it
+at the loop's next pass, so a burst of gathered writes lets every other task (a
+heartbeat, a request) run between two of them. Waiting inside one
 process never times out: only :meth:`Turns.fail_expired` ends a wait early,
 which the store's owner calls while another *process* holds the file lock.
 """
@@ -55,6 +58,8 @@ class Turns:
         self._lock = threading.Lock()
         self._held = False
         self._queue: deque[Waiter] = deque()
+        self._freed_in: asyncio.AbstractEventLoop | None = None
+        """The loop whose task freed the turn during the loop's current pass, if any."""
         self.holder: object | None = None
         """Who holds the turn (a thread id or a task), so a nested take fails instead of hanging."""
 
@@ -71,7 +76,7 @@ class Turns:
         """Take the turn for ``me`` if nobody holds or waits for it; whether it was taken."""
         self._refuse_nesting(me)
         with self._lock:
-            if self._held or self._queue:
+            if self._held or self._queue or self._just_freed():
                 return False
             self._held = True
             self.holder = me
@@ -100,12 +105,17 @@ class Turns:
         me = asyncio.current_task()
         self._refuse_nesting(me)
         with self._lock:
-            if not self._held and not self._queue:
+            free = not self._held and not self._queue
+            if free and not self._just_freed():
                 self._held = True
                 self.holder = me
                 return
             waiter = Waiter(timeout, asyncio.get_running_loop())
-            self._queue.append(waiter)
+            if free:  # freed in this pass of the loop: granted, taken at the next pass
+                self._held = waiter.granted = True
+                waiter.wake()
+            else:
+                self._queue.append(waiter)
         assert waiter._future is not None
         try:
             await waiter._future
@@ -153,6 +163,26 @@ class Turns:
                     return
                 waiter.granted = False
             self._held = False
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            if self._freed_in is not loop:
+                self._freed_in = loop
+                loop.call_soon(self._settle)
+
+    def _settle(self) -> None:
+        with self._lock:
+            self._freed_in = None
+
+    def _just_freed(self) -> bool:
+        """Whether a task of the running loop freed the turn during this pass of the loop."""
+        if self._freed_in is None:
+            return False
+        try:
+            return self._freed_in is asyncio.get_running_loop()
+        except RuntimeError:
+            return False
 
     def fail_expired(self, foreign_since: float, error: Callable[[Waiter], BaseException]) -> None:
         """End the wait of every waiter whose allowance ran out while another process held on."""

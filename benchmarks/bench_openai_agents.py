@@ -1,0 +1,191 @@
+"""OpenAI Agents SDK: ``add_items`` against the raw engine commit, ``get_items`` against SQLite.
+
+    uv run python benchmarks/bench_openai_agents.py [--smoke]    # writes results/openai_agents.json
+
+Each subject is timed in the same rounds as its anchor:
+
+* ``add_items`` of one turn's items (a user message, a tool call, its output, the answer)
+  against a raw ``mnem`` ``add`` + ``commit`` of the same nodes (what the session committed in a
+  rehearsal on a copy, replayed) on an identical store;
+* ``get_items(limit=20)`` and ``get_items()`` against the SDK's file-backed ``SQLiteSession``
+  holding the same items.
+
+Engine calls per operation are counted through the kit's observer, outside the timed rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mnem
+from agents import SQLiteSession
+from harness import (
+    Scratch,
+    Step,
+    Summary,
+    because,
+    case,
+    cases_table,
+    clock,
+    commits_after,
+    engine_calls,
+    execute,
+    interleave,
+    profile,
+    progress,
+    replay,
+    sync_step,
+)
+
+from mnem_openai_agents import MnemosyneSession
+
+NAME = "bench"
+LIMITS = {"add_items": 1.2, "get_items(limit=20)": 1.5}
+
+
+@dataclass(frozen=True)
+class Plan:
+    sizes: tuple[int, ...] = (100, 2_000)  # items in the session
+    adds: int = 200
+    reads: int = 300
+    profile_calls: int = 20
+
+
+FULL = Plan()
+SMOKE = Plan((20,), 3, 3, 2)
+
+
+def turn(n: int) -> list[dict[str, Any]]:
+    """One turn's items, as the runner stores them."""
+    call = f"call_{n}"
+    return [
+        {"role": "user", "content": f"What is the weather in city {n}?"},
+        {"type": "function_call", "call_id": call, "name": "get_weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": call, "output": f"sunny in city {n}"},
+        {
+            "id": f"msg_{n}",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": f"It is sunny in city {n}."}],
+        },
+    ]
+
+
+def history(n: int) -> list[dict[str, Any]]:
+    return [item for t in range(n // 4 + 1) for item in turn(t)][:n]
+
+
+async def store(scratch: Scratch, n: int) -> Path:
+    """A template holding a session of ``n`` items, added 100 at a time."""
+
+    async def build(path: Path) -> None:
+        session = MnemosyneSession(NAME, path)
+        items = history(n)
+        for start in range(0, n, 100):
+            await session.add_items(items[start : start + 100])
+        session.close()
+
+    return await scratch.template(str(n), build)
+
+
+async def bench_add(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
+    template = await store(scratch, n)
+    head = mnem.open(template).head_commit()
+    rehearsal = scratch.fresh(template)
+    session, numbers = MnemosyneSession(NAME, rehearsal), iter(range(n, n + 3 + plan.adds))
+    await session.get_items()
+    engine = await engine_calls(lambda: session.add_items(turn(next(numbers))), plan.adds + 2)
+    session.close()
+    changes = commits_after(rehearsal, head)
+    adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
+    session, raw = MnemosyneSession(NAME, adapter_path), mnem.open(raw_path)
+    await session.get_items()
+    steps: dict[str, Step] = {
+        "adapter": lambda call: clock(session.add_items(turn(n + call))),
+        "raw_commit": sync_step(lambda call: replay(raw, changes[call])),
+    }
+    samples = await interleave(steps, plan.adds, label=f"add_items n={n}")
+    session.close()
+    scratch.discard(rehearsal, adapter_path, raw_path)
+    return case(f"add_items (4 items), n={n:,}", samples, "adapter/raw_commit", engine=engine, n=n)
+
+
+async def bench_reads(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
+    path = scratch.fresh(await store(scratch, n))
+    session = MnemosyneSession(NAME, path)
+    sqlite_path = scratch.fresh() / "sessions.db"
+    control = SQLiteSession(NAME, sqlite_path)
+    await control.add_items(history(n))
+    rows = []
+    for op, limit in (("get_items(limit=20)", 20), ("get_items()", None)):
+        engine = await engine_calls(lambda limit=limit: session.get_items(limit))
+        steps = {
+            "adapter": lambda _, limit=limit: clock(session.get_items(limit)),
+            "sqlite_session": lambda _, limit=limit: clock(control.get_items(limit)),
+        }
+        samples = await interleave(steps, plan.reads, label=f"{op} n={n}")
+        rows.append(
+            case(f"{op}, n={n:,}", samples, "adapter/sqlite_session", engine=engine, op=op, n=n)
+        )
+    session.close()
+    control.close()
+    scratch.discard(path, sqlite_path.parent)
+    return rows
+
+
+async def bench_profiles(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
+    path = scratch.fresh(await store(scratch, n))
+    session, numbers = MnemosyneSession(NAME, path), iter(range(n, n + plan.profile_calls + 1))
+    await session.get_items()
+    add = await profile(plan.profile_calls, lambda: session.add_items(turn(next(numbers))))
+    read = await profile(plan.profile_calls, lambda: session.get_items(20))
+    session.close()
+    scratch.discard(path)
+    return {
+        f"openai-agents add_items (n={n:,})": add,
+        f"openai-agents get_items(limit=20) (n={n:,})": read,
+    }
+
+
+async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+    found: dict[str, Any] = {"add": [], "reads": [], "profiles": {}}
+    for n in plan.sizes:
+        progress(f"add_items, get_items, profiles: n={n}")
+        found["add"].append(await bench_add(scratch, plan, n))
+        found["reads"] += await bench_reads(scratch, plan, n)
+        found["profiles"] |= await bench_profiles(scratch, plan, n)
+    return found
+
+
+def summarize(found: dict[str, Any]) -> Summary:
+    profiles = found["profiles"]
+    out = Summary(profiles=profiles)
+    for row in found["add"]:
+        n = f"{row['n']:,}"
+        label = f"Agents SDK `add_items` (one turn, 4 items) ≤ 1.2x a raw engine commit of the same nodes, {n} items"
+        why = because(row, profiles.get(f"openai-agents add_items (n={n})"))
+        measured = row["ratios"]["adapter/raw_commit"]
+        out.target(f"openai_agents.add_items.{row['n']}", label, measured, 1.2, f"n={n}", why)
+    largest = max(r["n"] for r in found["reads"])
+    for row in found["reads"]:
+        if row["op"] != "get_items(limit=20)" or row["n"] != largest:
+            continue
+        n = f"{row['n']:,}"
+        label = f"Agents SDK `get_items(limit=20)` ≤ 1.5x `SQLiteSession.get_items(limit=20)`, {n} items"
+        why = because(row, profiles.get(f"openai-agents get_items(limit=20) (n={n})"))
+        measured = row["ratios"]["adapter/sqlite_session"]
+        out.target(f"openai_agents.get_items.{row['n']}", label, measured, 1.5, f"n={n}", why)
+    note = (
+        "`n`: items in the session. A turn is a user message, a function call, its output and "
+        "the answer; `sqlite_session`: the SDK's file-backed `SQLiteSession` holding the same "
+        "items; `raw_commit`: the raw engine commit of the nodes the session committed."
+    )
+    out.tables.append(cases_table("OpenAI Agents SDK", note, [*found["add"], *found["reads"]]))
+    return out
+
+
+if __name__ == "__main__":
+    execute("openai_agents", __doc__ or "", FULL, SMOKE, workloads)
