@@ -38,8 +38,9 @@ from mnem_adapter_kit.testing.observe import observe
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS = BENCH_DIR / "results"
-SCRIPTS = ("autogen", "langgraph", "mcp", "openai_agents", "concurrency", "history")  # bench_<name>.py
-FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "matplotlib"}  # whose versions a result names
+# bench_<name>.py, and the package families whose versions a result names
+SCRIPTS = ("autogen", "langgraph", "mcp", "openai_agents", "concurrency", "history")
+FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "matplotlib"}
 
 Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
