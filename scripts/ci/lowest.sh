@@ -20,7 +20,7 @@ export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 KIT=mnem-adapter-kit
-PACKAGES=("$KIT" mnem-autogen mnem-langgraph mnem-mcp)
+PACKAGES=("$KIT" mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents)
 ONLY=" ${MNEM_LOWEST_ONLY:-${PACKAGES[*]} workspace} "
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-lowest.XXXXXX")
@@ -30,7 +30,7 @@ started=$SECONDS
 summary=()
 failed=0
 # The pins worth showing: the workspace's direct dependencies (display only).
-SHOWN='^(mnem-agents|mnem-adapter-kit|autogen-(core|agentchat|ext)|pydantic|typing-extensions|langgraph(-checkpoint)?|mcp|pytest(-asyncio)?|hypothesis)=='
+SHOWN='^(mnem-agents|mnem-adapter-kit|autogen-(core|agentchat|ext)|pydantic|typing-extensions|langgraph(-checkpoint)?|mcp|openai-agents|pytest(-asyncio)?|hypothesis)=='
 
 helper() {
     uv run --quiet --no-project --isolated --python "$PYTHON" --with packaging \

@@ -13,7 +13,7 @@ source scripts/ci/lib.sh
 export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
-PACKAGES=(mnem-adapter-kit mnem-autogen mnem-langgraph mnem-mcp)
+PACKAGES=(mnem-adapter-kit mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-wheels.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -45,7 +45,8 @@ done
 mapfile -t requirements < <(built_pins "$DIST" | sed -e 's/^mnem-adapter-kit==/mnem-adapter-kit[testing]==/' \
     -e 's/^mnem-autogen==/mnem-autogen[agentchat]==/' -e 's/^mnem-langgraph==/mnem-langgraph[index]==/')
 markdown_docs=$(locked pytest-markdown-docs)
-cp scripts/ci/check_installed.py scripts/ci/readme_blocks.py examples/autogen_memory.py "$RUN"/
+cp scripts/ci/check_installed.py scripts/ci/readme_blocks.py examples/autogen_memory.py \
+    examples/openai_agents_session.py "$RUN"/
 for readme in packages/*/README.md; do
     mkdir -p "$RUN/readmes/$(dirname "$readme")" && cp "$readme" "$RUN/readmes/$readme"
 done
@@ -62,6 +63,8 @@ say "importing every module of every built wheel"
 
 say "worked example: examples/autogen_memory.py"
 "$VENV/bin/python" -I "$RUN/autogen_memory.py" | sed 's/^/   | /'
+say "worked example: examples/openai_agents_session.py"
+"$VENV/bin/python" -I "$RUN/openai_agents_session.py" | sed 's/^/   | /'
 
 # readmes PYTHON [ARG...]: the READMEs' blocks under PYTHON, the wheels' commands on PATH.
 readmes() {

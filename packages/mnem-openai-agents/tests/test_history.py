@@ -10,10 +10,8 @@ import pytest
 from agents import Agent, Runner, SQLiteSession
 from agents.memory import OpenAIResponsesCompactionSession
 from agents.testing import ScriptedModel, assistant_message
-from autogen_core.memory import MemoryContent
 
 from mnem_adapter_kit.testing.stores import commit_count, write_foreign
-from mnem_autogen import MnemosyneMemory
 from mnem_openai_agents import InvalidInputError, InvalidRefError, MnemosyneSession
 
 
@@ -107,17 +105,18 @@ async def test_branch_refusals(session: MnemosyneSession) -> None:
 async def test_a_shared_store_refuses_branches_that_would_move_the_others(
     store: Path,
 ) -> None:
-    session = MnemosyneSession("chat", store)
-    memory = MnemosyneMemory("notes", store)
+    session, other = MnemosyneSession("chat", store), MnemosyneSession("other", store)
     await session.add_items([user("hello")])
-    await memory.add(MemoryContent(content="a note", mime_type="text/plain"))
+    await other.add_items([user("hello from another session")])
     with pytest.raises(InvalidInputError, match="a store of its own"):
         await session.create_branch_from_turn(1)
-    write_foreign(store, {"plain": "x"})
+    await other.clear_session()
+    write_foreign(store, {"plain": "another adapter's node"})
     with pytest.raises(InvalidInputError, match="a store of its own"):
         await session.switch_to_branch("main")
+    assert await session.current_branch() == "main"
     session.close()
-    await memory.close()
+    other.close()
 
 
 class CompactingClient:

@@ -10,6 +10,7 @@ the runner's rewind. Each check runs the same calls on both sessions and compare
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -224,3 +225,34 @@ async def test_a_rewind_leaves_a_tail_that_does_not_match_alone(
     await session.add_items([user("target"), user("unrelated tail item")])
     await rewind_session_items(session, [user("target")])
     assert await session.get_items() == [user("target"), user("unrelated tail item")]
+
+
+async def test_items_kept_across_writes_equal_items_read_afresh(store: Path) -> None:
+    """The session derives its items after its own writes from the write; a fresh object reads
+    them from the store. After every kind of change they must agree, turns and ids included."""
+    rng = random.Random(7)
+    session = MnemosyneSession("chat", store)
+    for step in range(120):
+        op = rng.choice(["add", "add", "add", "pop", "clear", "compact"] if step % 40 else ["add"])
+        if op == "add":
+            n = rng.randint(1, 4)
+            await session.add_items(
+                [
+                    user(f"{step}.{i}") if rng.random() < 0.4 else assistant(f"{step}.{i}")
+                    for i in range(n)
+                ]
+            )
+        elif op == "pop":
+            await session.pop_item()
+        elif op == "clear" and rng.random() < 0.2:
+            await session.clear_session()
+        elif op == "compact":
+            snapshot = await session._get_compaction_snapshot(rng.randint(1, 5))
+            if snapshot.items:
+                await snapshot.replace_suffix(
+                    rng.randrange(len(snapshot.items)), [assistant("sum")]
+                )
+        fresh = MnemosyneSession("chat", store)
+        assert await session.items() == await fresh.items(), (step, op)
+        fresh.close()
+    session.close()

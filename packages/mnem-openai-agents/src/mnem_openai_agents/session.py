@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -205,17 +206,15 @@ class MnemosyneSession:
         if not stored:
             return
         agent = self.hooks.agent_running(wrapper)
-        async with self._store.awrite(self._mirror) as write:
-            now = self._items()
-            self._stage_adds(write, now, now.ordered, given, stored, agent)
+        async with self._writing() as (write, now):
+            self._stage_adds(write, now, now.turns[-1] if now.turns else 0, given, stored, agent)
             write.message = f"add to session {self.session_id!r}: {_kinds(given)}"
 
     async def pop_item(
         self, *, wrapper: RunContextWrapper[Any] | None = None
     ) -> TResponseInputItem | None:
         """Remove the newest item in one commit and return it; None (no commit) if empty."""
-        async with self._store.awrite(self._mirror) as write:
-            now = self._items()
+        async with self._writing() as (write, now):
             if not now.ordered:
                 return None
             last = now.ordered[-1]
@@ -227,8 +226,7 @@ class MnemosyneSession:
 
     async def clear_session(self, *, wrapper: RunContextWrapper[Any] | None = None) -> None:
         """Tombstone every item in one commit (none if empty); history keeps them."""
-        async with self._store.awrite(self._mirror) as write:
-            now = self._items()
+        async with self._writing() as (write, now):
             if not now.ordered:
                 return
             self._keep_mark(write, now)
@@ -334,8 +332,7 @@ class MnemosyneSession:
                 raise InvalidInputError(f"branch {name!r} exists already")
             engine.new_branch(name)
             engine.checkout(name)
-        async with self._store.awrite(self._mirror) as write:
-            now = self._items()
+        async with self._writing() as (write, now):
             dropped = [e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number]
             if dropped:
                 self._keep_mark(write, now)
@@ -425,8 +422,7 @@ class MnemosyneSession:
         False, writing nothing, if ``tail`` is no longer the session's latest items.
         """
         stored = [codec.encode(item) for item in output]
-        async with self._store.awrite(self._mirror) as write:
-            now = self._items()
+        async with self._writing() as (write, now):
             cut = 0 if tail is None else len(now.ordered) - len(tail)
             if tail is not None and (cut < 0 or [e.id for e in now.ordered[cut:]] != tail):
                 return False
@@ -441,7 +437,7 @@ class MnemosyneSession:
                 self._keep_mark(write, now)
                 for entry in dropped:
                     write.remove(entry.id)
-            self._stage_adds(write, now, kept, output, stored, None)
+            self._stage_adds(write, now, _turns(kept)[-1] if kept else 0, output, stored, None)
             write.message = (
                 f"compact session {self.session_id!r}: {len(dropped)} item(s) "
                 f"replaced by {len(output)}"
@@ -449,6 +445,50 @@ class MnemosyneSession:
         return True
 
     # --- internals ------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _writing(self) -> AsyncIterator[tuple[Write, _Items]]:
+        """One write, with the session's items at HEAD; afterwards, the items it left."""
+        async with self._store.awrite(self._mirror) as write:
+            version = self._mirror.version
+            now = self._items()
+            yield write, now
+        self._take(write, now, version)
+
+    def _take(self, write: Write, before: _Items, version: int) -> None:
+        """Derive the items after this session's own write from those before it, not afresh.
+
+        The write's record says what it removed and added; an add (the runner's every
+        call) costs its own items, not the session's length.
+        """
+        committed, mirror = write.committed, self._mirror
+        if committed is None or mirror.commit != committed.commit or mirror.version != version + 1:
+            return
+        ordered, turns, calls = before.ordered, before.turns, before._calls
+        removed = set(committed.removed)
+        if removed:
+            calls = None
+            if len(removed) == 1 and ordered and ordered[-1].id in removed:
+                ordered, turns = ordered[:-1], turns[:-1]
+            else:
+                ordered = [entry for entry in ordered if entry.id not in removed]
+                turns = _turns(ordered)
+        added = sorted(
+            (
+                e
+                for node_id in committed.added
+                if isinstance(e := mirror.values.get(node_id), _Entry)
+            ),
+            key=lambda entry: entry.seq,
+        )
+        mark = mirror.values.get(self._scope.sequence_id)
+        high = max(before.high, added[-1].seq if added else 0, mark.seq if mark else 0)
+        if calls is not None:
+            calls.update((e.call_id, e.name) for e in added if e.call_id and e.name)
+        after = _Items(
+            ordered + added, turns + _turns(added, turns[-1] if turns else 0), high, calls
+        )
+        self._items_of = (mirror.version, after)
 
     def _items(self) -> _Items:
         """The mirror's items in order, derived once per mirror version."""
@@ -461,13 +501,12 @@ class MnemosyneSession:
         self,
         write: Write,
         now: _Items,
-        before: list[_Entry],
+        turn: int,
         items: list[Any],
         stored: list[dict[str, Any]],
         agent: str | None,
     ) -> None:
-        """Stage ``items`` after the entries ``before``, with new ids and their provenance."""
-        turn = _turns(before)[-1] if before else 0
+        """Stage ``items``, the first after turn ``turn`` began, with new ids and provenance."""
         calls: dict[str, str] = {}
 
         def name_of_call(call_id: str) -> str | None:
