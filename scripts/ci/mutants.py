@@ -171,6 +171,7 @@ class Mutant:
 ENGINE = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_engine.py"
 HISTORY = "packages/mnem-adapter-kit/src/mnem_adapter_kit/history.py"
 RECORD = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_record.py"
+TURNS = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_turns.py"
 REFUSE = "from mnem_adapter_kit.errors import InvalidInputError as _Refused\n"
 MUTANTS = [
     Mutant(
@@ -184,6 +185,11 @@ MUTANTS = [
         ["tests/reliability/test_long_reads.py", "-k", "writer"],
         Edit(ENGINE, "Handle.contended", prepend("return False")),
         Edit(ENGINE, "Handle.give", swap(calls("others_waiting"), "False")),
+    ),
+    Mutant(
+        "a turn a task freed is taken again in the same pass of the loop (gathered writes stall it)",
+        ["packages/mnem-adapter-kit/tests/test_handles.py", "-k", "gathered"],
+        Edit(TURNS, "Turns._just_freed", prepend("return False")),
     ),
     Mutant(
         "the handle is not reopened after an I/O error (a full disk)",

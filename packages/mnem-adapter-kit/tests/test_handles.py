@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import subprocess
 import sys
 import threading
@@ -291,6 +292,32 @@ async def test_every_async_call_yields_to_the_event_loop(tmp_path: Path) -> None
         assert ticks > before
     tick_task.cancel()
     client.close()
+
+
+async def test_gathered_writes_let_other_tasks_run_between_them(tmp_path: Path) -> None:
+    """200 writes gathered at once: a task freeing the turn does not hand it on within the
+    same pass of the loop, so a ticker runs between every two commits."""
+    client = open_store(tmp_path, author="t")
+    add(client, "warm-up", 0)
+    ticks, seen = 0, []
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    async def write(i: int) -> None:
+        async with client.awrite() as w:
+            seen.append(ticks)
+            w.add(f"n{i}", i)
+
+    tick_task = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    await asyncio.gather(*(write(i) for i in range(200)))
+    tick_task.cancel()
+    client.close()
+    assert all(later > earlier for earlier, later in itertools.pairwise(seen))
 
 
 async def test_waiting_for_a_locked_store_does_not_block_the_event_loop(tmp_path: Path) -> None:
