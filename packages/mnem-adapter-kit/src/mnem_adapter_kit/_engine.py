@@ -35,6 +35,7 @@ nothing.
 from __future__ import annotations
 
 import ctypes
+import errno
 import functools
 import heapq
 import os
@@ -60,6 +61,7 @@ from .errors import (
     StoreIoError,
     is_engine_panic,
     is_lock_held,
+    os_errno,
     translate,
 )
 
@@ -77,6 +79,10 @@ WRITES_KEPT = 256
 """How many of its latest writes a handle remembers for the mirrors on it."""
 ASK_EVERY = 0.005
 """How often a busy holder past its :data:`TURN` asks whether another process waits."""
+MAX_OPEN = 64
+"""How many engine handles a process keeps open at once. Each holds about three descriptors;
+opening one more closes the longest idle ones (reopening one costs a few milliseconds), and a
+handle that finds the process out of descriptors closes every idle one and tries again."""
 
 _KEEPS_HEAD = frozenset(
     [
@@ -283,8 +289,14 @@ class Handle:
         if now < self._defer_until and self.signal.others_waiting():
             return False
         started = time.perf_counter_ns()
+        _make_room(self, MAX_OPEN - 1)
         try:
-            engine, foreign = open_engine(self.root, create=create)
+            try:
+                engine, foreign = open_engine(self.root, create=create)
+            except StoreIoError as exc:
+                if os_errno(exc) not in (errno.EMFILE, errno.ENFILE) or not _make_room(self, 0):
+                    raise
+                engine, foreign = open_engine(self.root, create=create)
         except BaseException as exc:
             if is_lock_held(exc):
                 exc.__traceback__ = None
@@ -422,10 +434,25 @@ class Handle:
         if self.engine is None:
             self.signal.close()
 
+    def close_if_idle(self) -> bool:
+        """Close the handle now unless an operation is using it; whether it was closed."""
+        if self.turns.held or not self._section.acquire(blocking=False):
+            return False
+        try:
+            with self._watch_lock:
+                if self.turns.held or self.engine is None:
+                    return False
+                self._drop()
+                self._watched = False
+                return True
+        finally:
+            self._section.release()
+
     def _drop(self) -> None:
         engine, self.engine = self.engine, None
         self.forget_head()
         self.record.close()
+        self.signal.rest()
         watch = observer if engine is not None else None
         started = time.perf_counter_ns()
         del engine  # the last reference: the engine closes the file and unlocks it here
@@ -487,6 +514,19 @@ def claim(root: str) -> Handle:
             handle = _registry[root] = Handle(root)
         handle.clients += 1
     return handle
+
+
+def _make_room(opening: Handle, keep: int) -> bool:
+    """Close the longest idle open handles but ``keep``; whether any was closed."""
+    with _registry_lock:
+        others = [h for h in _registry.values() if h is not opening and h.engine is not None]
+    if len(others) <= keep:
+        return False
+    others.sort(key=lambda handle: handle._last_used)
+    closed = False
+    for handle in others[: len(others) - keep]:
+        closed = handle.close_if_idle() or closed
+    return closed
 
 
 def release(handle: Handle) -> None:

@@ -46,6 +46,7 @@ from .errors import (
     from_os_error,
     is_engine_panic,
     is_lock_held,
+    os_errno,
     translate,
 )
 
@@ -159,8 +160,29 @@ def _build_and_move_in(root: str) -> None:
             if not os.path.isdir(os.path.join(root, STORE_DIR)):
                 raise
     finally:
-        shutil.rmtree(built, ignore_errors=True)
-        shutil.rmtree(aside, ignore_errors=True)
+        _remove(built, (STORE_DIR,))
+        _remove(aside, (_BUILD_RECORD, STORE_DIR))
+
+
+def _remove(folder: str, names: tuple[str, ...]) -> None:
+    """Remove a folder this creator made; when ``rmtree`` cannot (it needs descriptors, which a
+    process out of them lacks), remove the entries it is known to hold by path, which needs none."""
+    shutil.rmtree(folder, ignore_errors=True)
+    if not os.path.lexists(folder):
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        if name == STORE_DIR:
+            for inner in STORE_FILES:
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(path, inner))
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def _recorded_build(folder: str) -> str | None:
@@ -318,6 +340,8 @@ def _diagnose(root: str, exc: BaseException) -> StoreError:
     (``corrupt_store``), unless the disk is full.
     """
     if not (isinstance(exc, mnem.StoreIoError) or is_engine_panic(exc)):
+        return translate(exc, store_path=root)
+    if os_errno(exc) is not None:  # the engine names the system's refusal: that is the cause
         return translate(exc, store_path=root)
     store_dir = os.path.join(root, STORE_DIR)
     try:

@@ -84,6 +84,15 @@ class WaitSignal:
             fcntl.flock(fd, fcntl.LOCK_UN)
             return False
 
+    def rest(self) -> None:
+        """Let the descriptor go unless this process is waiting (it is opened again when needed),
+        so a store nobody here uses holds no descriptor."""
+        with self._lock:
+            if not self._waiting and self._fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._fd)
+                self._fd = None
+
     def close(self) -> None:
         """Forget the file (the last claim on the store in this process is gone)."""
         with self._lock:

@@ -11,6 +11,8 @@ Public: the names in ``__all__`` are the taxonomy adapters raise and re-export.
 from __future__ import annotations
 
 import errno
+import os
+import re
 from typing import ClassVar, Literal
 
 import mnem
@@ -173,6 +175,12 @@ PERMISSION_HINT = (
     "and its files, search permission on the directories above, or an immutable flag."
 )
 NO_SPACE_HINT = "The disk holding the store is full; free some space, then retry."
+DESCRIPTORS_HINT = (
+    "This process has run out of file descriptors. An open store holds about three, and the "
+    "adapters keep at most 64 stores open at once (idle ones are closed), so the rest are "
+    "held elsewhere in the process: raise the limit (`ulimit -n`), or keep many memories in "
+    "one store (one store_path) instead of a store each. The store itself is unharmed."
+)
 _HINTS_BY_ERRNO: dict[int, str] = {
     errno.EACCES: PERMISSION_HINT,
     errno.EPERM: PERMISSION_HINT,
@@ -182,7 +190,10 @@ _HINTS_BY_ERRNO: dict[int, str] = {
     ),
     errno.ENOSPC: NO_SPACE_HINT,
     errno.EDQUOT: "This user's disk quota is used up; free some space, then retry.",
+    errno.EMFILE: DESCRIPTORS_HINT,
+    errno.ENFILE: DESCRIPTORS_HINT.replace("This process has", "The system has"),
 }
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
 _DAMAGE_ERRNOS = frozenset({errno.ENOENT, errno.EISDIR, errno.ENOTDIR})
 
 
@@ -231,5 +242,28 @@ def translate(exc: BaseException, *, store_path: str | None = None) -> StoreErro
         return exc
     if isinstance(exc, OSError):
         return from_os_error(exc, store_path=store_path)
+    code = os_errno(exc)
+    if code in _HINTS_BY_ERRNO and isinstance(exc, mnem.StoreIoError):
+        error: StoreError = StoreIoError(
+            f"{os.strerror(code)} (the engine: {exc})",
+            store_path=store_path,
+            hint=_HINTS_BY_ERRNO[code],
+        )
+        return caused_by(error, exc)
     error = _classify(exc)(f"{type(exc).__name__}: {exc}", store_path=store_path)
     return caused_by(error, exc)
+
+
+def os_errno(exc: BaseException) -> int | None:
+    """The operating system's error number behind ``exc``: an ``OSError``'s, or the one the
+    engine names in its text (``... (os error 24)``), or its cause's."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 4:
+        if isinstance(current, OSError) and current.errno:
+            return current.errno
+        found = _OS_ERROR.search(str(current))
+        if found:
+            return int(found.group(1))
+        current, seen = current.__cause__, seen + 1
+    return None
