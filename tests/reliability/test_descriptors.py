@@ -102,7 +102,7 @@ def test_many_memories_in_a_process_short_of_descriptors_all_work(tmp_path: Path
         expected = [f"item {i}" for i in range(count)] * (1 if round_ == "creating" else 2)
         assert sorted(found["items"]) == sorted(expected)  # type: ignore[arg-type]
     root = tmp_path / "mnemosyne"
-    debris = [p for p in root.glob("*/.mnem-creating-*")]
+    debris = list(root.glob("*/.mnem-creating-*"))
     assert debris == []
     assert list(scratch.iterdir()) == []
 
