@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -184,6 +185,27 @@ def test_a_deleted_sidecar_is_rebuilt_exactly_from_the_store(
     with MnemosyneStore(store_path, index=index) as s:
         assert ranked(s.search(("memories",), query="green tea", limit=10)) == before
     assert embedder.embedded == []  # the rebuilt sidecar serves a new process
+
+
+@pytest.mark.parametrize("damage", [b"\x00" * 7, b"", b"\x00" * 4 * 65, "text", None])
+def test_a_damaged_vector_row_is_embedded_again_never_an_error(
+    store_path: Path, embedder: WordEmbeddings, damage: object
+) -> None:
+    """A vector cut short, lengthened, of another type or missing in the sidecar costs a
+    re-embedding of its text in every process, never a failed search."""
+    index = {"dims": 64, "embed": embedder, "fields": ["text"]}
+    with MnemosyneStore(store_path, index=index) as s:
+        fill(s)
+        before = ranked(s.search(("memories",), query="green tea", limit=10))
+    with sqlite3.connect(store_path / FOLDER / "sidecar.sqlite3") as db:
+        if damage is None:
+            db.execute("DELETE FROM vectors WHERE rowid = (SELECT min(rowid) FROM vectors)")
+        else:
+            db.execute("UPDATE vectors SET vector = ?", (damage,))
+    embedder.embedded.clear()
+    with MnemosyneStore(store_path, index=index) as s:
+        assert ranked(s.search(("memories",), query="green tea", limit=10)) == before
+    assert embedder.embedded, "the damaged rows were embedded again"
 
 
 def test_a_sidecar_deleted_while_the_store_is_open_is_refilled_without_embedding(

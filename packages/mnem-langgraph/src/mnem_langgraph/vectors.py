@@ -284,9 +284,12 @@ class ShardVectors:
         found = self._sidecar.vectors(wanted)
         hashes: list[bytes] = []
         rows: list[Matrix] = []
+        size = 4 * self.settings.dims
         for hashed, blob in found.items():
+            if not isinstance(blob, bytes) or len(blob) != size:
+                continue  # a damaged row: its text is embedded again
             row = np.frombuffer(blob, dtype="<f4")
-            if row.shape == (self.settings.dims,) and np.isfinite(row).all():
+            if np.isfinite(row).all():
                 hashes.append(hashed)
                 rows.append(row)
         if hashes:
