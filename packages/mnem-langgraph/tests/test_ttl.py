@@ -13,7 +13,7 @@ from langgraph.store.base import GetOp, PutOp
 from mnem_langgraph import MnemosyneStore, clock
 from mnem_langgraph.sidecar import FOLDER
 
-from .support import commits
+from .support import WordEmbeddings, commits
 
 MINUTE = 60_000
 T0 = 1_800_000_000_000
@@ -262,3 +262,40 @@ def test_the_sweeper_can_be_started_and_stopped_by_hand(store: MnemosyneStore) -
 def test_supports_ttl_and_ttl_config_are_those_langgraph_reads(store: MnemosyneStore) -> None:
     assert store.supports_ttl is True
     assert store.ttl_config == {"default_ttl": 10}
+
+
+class SweepingEmbeddings(WordEmbeddings):
+    """An embedder so slow that the item it embeds expires, and a sweeper removes it, before
+    the search that asked for the vector answers (the race of a slow model and a sweep)."""
+
+    def __init__(self, now: Clock, sweeper: MnemosyneStore) -> None:
+        super().__init__()
+        self.now, self.sweeper, self.swept = now, sweeper, 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not self.swept:
+            self.now.advance(2)
+            self.swept = self.sweeper.sweep_ttl()
+        return super().embed_documents(texts)
+
+
+def test_an_item_swept_while_its_search_embeds_is_not_returned_unrefreshed(
+    store_path: Path, now: Clock
+) -> None:
+    """A read refreshes what it returns: the refresh is noted while the store is held, so an
+    item a sweep removed between the search's snapshot and its answer is left out, and every
+    item the search returns is still there for the next ``get``."""
+    with MnemosyneStore(store_path, ttl={"default_ttl": 1}) as plain:
+        plain.put(("docs",), "tea", {"text": "green tea"})  # no index here: no vector yet
+        plain.put(("docs",), "kept", {"text": "green tea too"}, ttl=None)
+    now.advance(0.9)
+    sweeper = MnemosyneStore(store_path, ttl={"default_ttl": 1})
+    embedder = SweepingEmbeddings(now, sweeper)
+    index = {"dims": 64, "embed": embedder, "fields": ["text"]}
+    with MnemosyneStore(store_path, index=index, ttl={"default_ttl": 1}) as searching:
+        found = searching.search(("docs",), query="green tea", limit=5)
+        assert embedder.swept == 1
+        assert [item.key for item in found] == ["kept"]
+        for item in found:
+            assert searching.get(("docs",), item.key) is not None
+    sweeper.close()

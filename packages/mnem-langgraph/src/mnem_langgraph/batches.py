@@ -12,8 +12,12 @@
 3. :meth:`Batch.reads_to_embed` (with an index): texts of the snapshots' items
    that ranked searches need and that have no vector (another process wrote
    them, or the sidecar was lost);
-4. :meth:`Batch.results`: answer every read from its snapshots, outside the
-   turn, and note the TTL refreshes of what was returned.
+4. :meth:`Batch.answers`: answer every read from its snapshots, outside the
+   turn; then, per shard whose answer refreshes items with a TTL, :meth:`Batch.settle`
+   in a section of that shard: the refreshes are noted while the store is held, of
+   the items still there, so no sweep in another process can remove an item between
+   the read that returned it and the refresh it earned. An item swept meanwhile is
+   left out and the answers are made again (:meth:`Batch.exclude`).
 
 The caller (sync or async) does the embedding between steps.
 """
@@ -31,6 +35,7 @@ from mnem_adapter_kit import Write as StoreWrite
 
 from . import clock
 from .index import IndexSettings
+from .namespaces import node_id
 from .plan import Get, Live, Plan, Search, Write, accepts, combine, describe, partial, result
 from .plan import returned as returned_items
 from .shards import Shard
@@ -38,6 +43,7 @@ from .values import content
 from .view import Snapshot
 
 if TYPE_CHECKING:
+    from .values import Stored
     from .vectors import ShardVectors
 
 
@@ -142,8 +148,8 @@ class Batch:
                 found.append(Pending(vectors, texts))
         return found
 
-    def results(self) -> list[Result]:
-        """Every op's result, and the TTL refreshes of the items returned.
+    def answers(self) -> tuple[list[Result], list[tuple[Shard, list[Any]]]]:
+        """Every op's result, and per shard the items with a TTL it returns to refresh.
 
         Only items with a TTL need their shard noted for a refresh, and only a
         snapshot with expiring items (a ``live`` check) holds any.
@@ -173,11 +179,33 @@ class Batch:
                     shard = owners.get(id(stored))
                     if shard is not None:
                         refreshed.setdefault(id(shard), (shard, []))[1].append(stored)
-        if refreshed:
-            now = clock.now_ms()
-            for shard, items in refreshed.values():
-                shard.expiry.touch(items, now)
-        return out
+        return out, list(refreshed.values())
+
+    @staticmethod
+    def settle(shard: Shard, items: list[Any], engine: mnem.Store) -> list[Any]:
+        """In a section of ``shard``: note the reads of ``items`` still in the store; the
+        others (swept since the snapshot) are returned."""
+        current = shard.view.at_head(engine).items
+        present: list[Any] = []
+        gone: list[Any] = []
+        for stored in items:
+            now = current.get(node_id(stored.namespace, stored.key))
+            same = now is not None and now.updated_ms == stored.updated_ms
+            (present if same else gone).append(stored)
+        if present:
+            shard.expiry.touch(present, clock.now_ms())
+        return gone
+
+    def exclude(self, gone: list[Any]) -> None:
+        """Answer again without ``gone`` (items swept while the answers were made)."""
+        keys = {(stored.namespace, stored.key) for stored in gone}
+        for route in self.routes:
+            live = route.live
+
+            def still(stored: Stored, live: Live | None = live) -> bool:
+                return (stored.namespace, stored.key) not in keys and (live is None or live(stored))
+
+            route.live = still
 
     def _partial(self, route: Route, read: Any) -> Any:
         snapshot = route.snapshot

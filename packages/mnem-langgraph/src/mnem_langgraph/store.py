@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from .vectors import ShardVectors
 
 EMBED_CHUNK = 512
+SETTLE_TRIES = 3
+"""How often a batch answers again when items it would return were swept meanwhile."""
 """Most texts passed to the embedder in one call."""
 
 
@@ -153,7 +155,16 @@ class MnemosyneStore(BaseStore):
         if self._index is not None:
             for pending in batch.reads_to_embed():
                 pending.done(self._embed(pending))
-        return batch.results()
+        for _ in range(SETTLE_TRIES):
+            out, refreshed = batch.answers()
+            gone = []
+            for shard, items in refreshed:
+                with shard.store.session() as engine:
+                    gone += batch.settle(shard, items, engine)
+            if not gone:
+                break
+            batch.exclude(gone)
+        return out
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """:meth:`batch` for coroutines: waits for the store and the embedder without blocking."""
@@ -174,7 +185,16 @@ class MnemosyneStore(BaseStore):
         if self._index is not None:
             for pending in batch.reads_to_embed():
                 pending.done(await self._aembed(pending))
-        return batch.results()
+        for _ in range(SETTLE_TRIES):
+            out, refreshed = batch.answers()
+            gone = []
+            for shard, items in refreshed:
+                async with shard.store.asession() as engine:
+                    gone += batch.settle(shard, items, engine)
+            if not gone:
+                break
+            batch.exclude(gone)
+        return out
 
     # --- TTL --------------------------------------------------------------------
 
