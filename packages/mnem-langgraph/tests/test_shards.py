@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from langgraph.store.base import GetOp, PutOp, SearchOp
 
-from mnem_langgraph import InvalidInputError, InvalidRefError, MnemosyneStore
+from mnem_langgraph import CorruptStoreError, InvalidInputError, InvalidRefError, MnemosyneStore
 
 from .support import commits
 
@@ -157,3 +157,62 @@ def test_a_plain_store_opened_with_a_depth_is_refused(tmp_path: Path) -> None:
         plain.put(("users", "ada"), "city", {"v": "Lisbon"})
     with pytest.raises(InvalidInputError, match="without shard_depth"):
         MnemosyneStore(tmp_path, shard_depth=2)
+
+
+def fill_two_shards(root: Path) -> dict[tuple[str, ...], Path]:
+    with MnemosyneStore(root, shard_depth=2) as store:
+        store.put(("memories", "u1"), "a", {"v": 1})
+        store.put(("memories", "u2"), "b", {"v": 2})
+    return shard_folders(root)
+
+
+@pytest.mark.parametrize("damage", ["deleted", "garbled", "another prefix", "not a list"])
+def test_a_damaged_shard_manifest_is_corrupt_store_naming_it_never_an_empty_shard(
+    tmp_path: Path, damage: str
+) -> None:
+    folders = fill_two_shards(tmp_path)
+    manifest = folders[("memories", "u1")] / "shard.json"
+    if damage == "deleted":
+        manifest.unlink()
+    elif damage == "garbled":
+        manifest.write_bytes(b'{"namespace_prefix": ["memo')
+    elif damage == "another prefix":
+        manifest.write_text(json.dumps({"namespace_prefix": ["memories", "u2"]}))
+    else:
+        manifest.write_text(json.dumps({"namespace_prefix": "memories"}))
+    reads = [
+        lambda s: s.get(("memories", "u1"), "a"),
+        lambda s: s.search(("memories",)),
+        lambda s: s.list_namespaces(),
+    ]
+    if damage != "deleted":  # a put into the shard writes a missing manifest again, exactly
+        reads.append(lambda s: s.put(("memories", "u1"), "c", {"v": 3}))
+    for read in reads:
+        with (
+            MnemosyneStore(tmp_path, shard_depth=2) as store,
+            pytest.raises(CorruptStoreError, match=r"shard\.json"),
+        ):
+            read(store)
+    assert len(commits(folders[("memories", "u1")])) == 1
+
+
+def test_a_put_into_a_shard_whose_manifest_was_deleted_writes_it_again(tmp_path: Path) -> None:
+    folders = fill_two_shards(tmp_path)
+    (folders[("memories", "u1")] / "shard.json").unlink()
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        store.put(("memories", "u1"), "c", {"v": 3})
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        assert sorted(item.key for item in store.search(("memories",))) == ["a", "b", "c"]
+
+
+def test_reads_never_create_a_store_in_a_folder_holding_a_manifest(tmp_path: Path) -> None:
+    fill_two_shards(tmp_path)
+    pending = tmp_path / "pending"
+    pending.mkdir()
+    (pending / "shard.json").write_text(json.dumps({"namespace_prefix": ["memories", "u9"]}))
+    (tmp_path / "unrelated").mkdir()
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        assert [item.key for item in store.search(("memories",))] == ["b", "a"]
+        assert store.get(("memories", "u9"), "x") is None
+    assert sorted(p.name for p in pending.iterdir()) == ["shard.json"]
+    assert list((tmp_path / "unrelated").iterdir()) == []

@@ -6,7 +6,9 @@ labels (a namespace shorter than that counts whole) gets an engine store of its
 own in a folder under the store path: a put into ``("memories", user_id, ...)``
 with ``k=2`` costs what that user's items cost. Each shard folder holds a
 ``shard.json`` naming its prefix, written before its store, so the shards can
-be found again.
+be found again. A shard's store whose manifest is missing, unreadable or names
+another prefix than its folder's is ``corrupt_store`` naming the file, never a
+shard silently left out; reads open only shards whose store exists.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mnem_adapter_kit import Store, is_store, store_dir_name, store_root
-from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.errors import CorruptStoreError, InvalidInputError
 
 from .namespaces import Namespace
 from .sidecar import Sidecar
@@ -84,6 +86,7 @@ class Shards:
         if shard is None:
             folder = os.path.join(self.root, store_dir_name(_encode(key)))
             _write_manifest(folder, key)
+            _check_manifest(folder)
             shard = self._shard(key, folder)
         return shard
 
@@ -117,9 +120,9 @@ class Shards:
             for entry in entries:
                 if entry.name in self._known_folders or not entry.is_dir():
                     continue
-                key = _read_manifest(entry.path)
-                if key is None:
-                    continue
+                if not is_store(entry.path):
+                    continue  # not a shard, or one whose creator has not made its store yet
+                key = _check_manifest(entry.path)
                 self._known_folders[entry.name] = key
                 if key not in self._open:
                     self._shard(key, entry.path)
@@ -167,6 +170,25 @@ def _write_manifest(folder: str, key: Namespace) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as manifest:
         manifest.write(json.dumps({"namespace_prefix": list(key)}, ensure_ascii=False))
     os.replace(temporary, path)
+
+
+def _check_manifest(folder: str) -> Namespace:
+    """The prefix of the shard in ``folder``; ``corrupt_store`` if its manifest cannot say it."""
+    key = _read_manifest(folder)
+    path = os.path.join(folder, SHARD_FILE)
+    if key is None:
+        problem = "is missing" if not os.path.lexists(path) else "cannot be read"
+    elif os.path.basename(folder) != store_dir_name(_encode(key)):
+        problem = f"names the prefix {list(key)!r}, which is another folder's"
+    else:
+        return key
+    raise CorruptStoreError(
+        f"the shard manifest {path} {problem}, so the shard's items would be left out of "
+        "every read",
+        store_path=folder,
+        hint="The store beside it is intact: restore the manifest from a backup (it holds "
+        '{"namespace_prefix": [...]}, the labels of the prefix whose items that store holds).',
+    )
 
 
 def _read_manifest(folder: str) -> Namespace | None:
