@@ -9,7 +9,10 @@ engine's own ``diff`` for every commit of the chain.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from mcp import Client
 
 from mnem_adapter_kit import history, open_store
 from mnem_adapter_kit.testing.stores import Changes, changes_replayed_and_from_engine, write_foreign
+from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
 
 
@@ -127,3 +131,90 @@ async def test_a_cold_history_walk_asks_the_engine_only_for_commits_the_record_m
     assert len(walked) > history.PRIME_AFTER
     missed = {written.marks["foreign"], written.marks["second_foreign"]}
     assert set(asked) == {*missed, written.marks["over_foreign"]}, "and a value set over theirs"
+
+
+def build_for_fuzz(path: Path) -> None:
+    """120 LangGraph commits over few keys (puts, rewrites, deletes) and two foreign ones."""
+    rng = random.Random(3)
+    with MnemosyneStore(path) as store:
+        for i in range(120):
+            namespace, key = ("users", f"u{rng.randrange(3)}"), f"k{rng.randrange(4)}"
+            if rng.random() < 0.15:
+                store.delete(namespace, key)
+            else:
+                store.put(namespace, key, {"v": rng.randrange(5), "i": i % 7})
+            if i in (40, 90):
+                write_foreign(path, {f"plain/{i}": i})
+
+
+def signed(body: str) -> str:
+    """A record line's text with its checksum, as the kit writes it (the record's format)."""
+    digest = hashlib.blake2b(body.encode(), digest_size=8).hexdigest()
+    return f'{body[:-1]},"sum":"{digest}"}}'
+
+
+def damage(record: Path, rng: random.Random) -> str:
+    """One damage to the record, as a byte flip, a lost or doubled line, or a forged line."""
+    lines = record.read_bytes().splitlines(keepends=True)
+    at = rng.randrange(len(lines))
+    kind = rng.choice(["flip", "delete", "duplicate", "forge", "forge signed", "rewrite signed"])
+    if kind == "flip":
+        line = bytearray(lines[at])
+        line[rng.randrange(len(line) - 1)] ^= 1 << rng.randrange(8)
+        lines[at] = bytes(line)
+    elif kind == "delete":
+        del lines[at]
+    elif kind == "duplicate":
+        lines.insert(rng.randrange(len(lines) + 1), lines[at])
+    else:
+        at = rng.randrange(len(lines) - 12, len(lines))  # recent lines set what HEAD holds
+        line = json.loads(lines[at])
+        line.pop("sum")
+        what = rng.choice(["value", "id", "empty set", "short removed"])
+        if what == "value" and line["set"]:
+            line["set"][0][1] = {"forged": rng.random()}
+        elif what == "id" and line["set"]:
+            line["set"][0][0] += "x"
+        elif what == "empty set":
+            line["set"] = []
+        else:
+            line["removed"] = line["removed"][:-1]
+        text = json.dumps(line, separators=(",", ":"), ensure_ascii=False)
+        if kind != "forge":
+            text = signed(text)
+        if kind == "rewrite signed":  # the true line replaced by a well-signed lie
+            lines[at] = (text + "\n").encode()
+        else:
+            lines.insert(rng.randrange(len(lines) + 1), (text + "\n").encode())
+        kind = f"{kind} ({what})"
+    record.write_bytes(b"".join(lines))
+    return kind
+
+
+def test_a_damaged_record_costs_speed_never_a_wrong_answer(tmp_path: Path) -> None:
+    """A fuzz of the record (byte flips, lost and doubled lines, forged lines with and without
+    a valid checksum): ``why`` always equals the engine's blame, and ``diff`` replayed equals
+    the engine's except where a true line was replaced by a well-signed lie that a later
+    line covers (the replay's end state then matches the engine's; nothing cheap tells)."""
+    built = tmp_path / "built"
+    build_for_fuzz(built)
+    rng = random.Random(11)
+    for round_ in range(60):
+        store = tmp_path / f"round-{round_}"
+        shutil.copytree(built, store)
+        kinds = [damage(store / ".mnem" / "adapter-changes", rng) for _ in range(rng.randint(1, 3))]
+        replayed, truth = changes_replayed_and_from_engine(store)
+        if not any(kind.startswith("rewrite") for kind in kinds):
+            assert replayed == truth, (round_, kinds)
+        for cache in vars(history).values():
+            if isinstance(cache, history.Lru):
+                cache.clear()
+        handle = open_store(store, create=False, author="test")
+        with handle.session() as engine:
+            head = engine.head_commit()
+            assert head is not None
+            for node_id in sorted(engine.state_at(head)):
+                found = history.finish(history.origin(engine, node_id))
+                assert found.commit == engine.blame(node_id).commit, (round_, kinds, node_id)
+        handle.close()
+        shutil.rmtree(store)

@@ -8,10 +8,16 @@ the kit's write (:mod:`._commit`) appends one line per commit to
 id it removed. Replaying those lines along a branch from a known state gives
 what each commit changed, with both sides, as ``diff`` would.
 
-The lines are derived data, never the source of truth. A line is used only for
-the commit it names and only on top of that commit's first parent; a commit
+The lines are derived data, never the source of truth. Each ends with a checksum
+of the rest of it, and a line whose checksum does not match (damaged, torn,
+edited by hand, forged without it) is skipped, as are the lines of a commit that
+two lines tell differently (the kit writes one per commit). A line is used only for the
+commit it names and only on top of that commit's first parent; a commit
 without one (written by another tool, or by a process killed between its commit
-and its line) is read from the engine, and a torn line is skipped. A node set
+and its line) is read from the engine. What the lines add up to is checked
+against the engine where that is cheap (:mod:`.history`): a replay must end in
+the state the engine holds, and the commit ``why`` names must hold the value
+the engine holds. A node set
 to the value it already had is no change, as in the engine; values are
 compared as canonical JSON, so ``1`` and ``1.0`` differ as they do there.
 """
@@ -19,6 +25,7 @@ compared as canonical JSON, so ``1`` and ``1.0`` differ as they do there.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -30,6 +37,7 @@ import mnem
 from ._paths import STORE_DIR, open_regular, read_regular
 
 RECORD_NAME = "adapter-changes"
+SUM_KEY = "sum"
 LINES_PER_STEP = 256
 UNKNOWN = ""
 """The fingerprint of a node whose value is not known (a real fingerprint is never empty)."""
@@ -119,8 +127,8 @@ class Appender:
         return _COMPACT.encode(rest)[1:] + "\n"
 
     def append(self, commit: str, line: str) -> None:
-        """Add ``commit``'s :meth:`line`."""
-        text = f'{{"commit":"{commit}",{line}'
+        """Add ``commit``'s :meth:`line`, with its checksum."""
+        text = signed(f'{{"commit":"{commit}",{line.rstrip()}') + "\n"
         with contextlib.suppress(OSError):
             if self._fd is None:
                 self._fd = open_regular(self._path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
@@ -139,6 +147,24 @@ class Appender:
                 os.close(fd)
 
 
+def signed(body: str) -> str:
+    """``body`` (a JSON object's text) with its checksum as a last member."""
+    return f'{body[:-1]},"{SUM_KEY}":"{_sum(body)}"}}'
+
+
+def unsigned(text: str) -> str | None:
+    """The body of a :func:`signed` line, or None if its checksum is missing or wrong."""
+    at = text.rfind(f',"{SUM_KEY}":"')
+    if at < 0 or not text.endswith('"}'):
+        return None
+    body = text[:at] + "}"
+    return body if text[at + len(SUM_KEY) + 5 : -2] == _sum(body) else None
+
+
+def _sum(body: str) -> str:
+    return hashlib.blake2b(body.encode("utf-8"), digest_size=8).hexdigest()
+
+
 def read(root: str | os.PathLike[str]) -> dict[str, Line]:
     """Every line recorded for the store at ``root``, by commit id (torn lines skipped)."""
     reading = read_in_steps(root)
@@ -155,16 +181,26 @@ def read_in_steps(root: str | os.PathLike[str]) -> Generator[None, None, dict[st
     if raw is None:
         return {}
     found: dict[str, Line] = {}
-    for number, text in enumerate(raw.splitlines(), 1):
+    texts: dict[str, str] = {}
+    contested: set[str] = set()
+    for number, signed_text in enumerate(raw.splitlines(), 1):
         with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
+            text = unsigned(signed_text.decode("utf-8"))
+            if text is None:
+                raise ValueError("no checksum, or a wrong one")
             line = json.loads(text)
-            found[line["commit"]] = Line(
+            commit = line["commit"]
+            if texts.setdefault(commit, text) != text:
+                contested.add(commit)  # one commit, two stories: believe neither
+            found[commit] = Line(
                 line["parent"],
                 tuple(_node(entry) for entry in line["set"]),
                 tuple(line["removed"]),
             )
         if number % LINES_PER_STEP == 0:
             yield
+    for commit in contested:
+        del found[commit]
     return found
 
 

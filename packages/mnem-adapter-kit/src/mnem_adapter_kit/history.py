@@ -115,6 +115,13 @@ class Lru(Generic[K, V]):
             self._items.move_to_end(key)
             return found[0]
 
+    def drop(self, key: K) -> None:
+        """Forget ``key`` (a value found to be wrong)."""
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._weight -= old[1]
+
     def clear(self) -> None:
         """Forget everything (for measuring cold reads)."""
         with self._lock:
@@ -266,16 +273,38 @@ def node_changes_along(
     Replays the kit's change record (:mod:`.changelog`) forward from the state
     before the oldest record, so a commit the kit wrote costs no engine read;
     any other commit is read from the engine as :func:`node_changes_of` does.
+    The replay must end in the state the engine holds at the newest record; if
+    it does not, the record misled it, and every commit is read from the engine.
     ``progress(done, total)`` is called every :data:`PAUSE_EVERY` commits; ``lines``
     saves reading the record again.
     """
     if lines is None:
         lines = yield from changelog.read_in_steps(engine.root)
+    found, replayed, current = yield from _replay_along(engine, records, progress, lines)
+    if replayed:
+        yield
+        if not _same_state(current, state(engine, records[0].id)):
+            for commit in replayed:
+                _node_changes.drop(commit)
+                _changes.drop(commit)
+            found, _, _ = yield from _replay_along(engine, records, progress, {})
+    return found
+
+
+def _replay_along(
+    engine: mnem.Store,
+    records: Sequence[CommitRecord],
+    progress: Callable[[int, int], None] | None,
+    lines: Mapping[str, changelog.Line],
+) -> Walk[tuple[list[tuple[mnem.NodeChange, ...]], list[str], dict[str, mnem.MemoryNode]]]:
+    """:func:`node_changes_along`'s pass: the changes, the commits told by ``lines``, the
+    state reached."""
     current: dict[str, mnem.MemoryNode] = {}
     if records and records[-1].parents:
         yield
         current = dict(state(engine, records[-1].parents[0]))
     found: list[tuple[mnem.NodeChange, ...]] = []
+    replayed: list[str] = []
     for done, entry in enumerate(reversed(records), 1):
         sides = _node_changes.get(entry.id)
         line = lines.get(entry.id)
@@ -283,6 +312,7 @@ def node_changes_along(
             sides = line.replay(current)
             if sides is not None:
                 _node_changes.put(entry.id, sides)
+                replayed.append(entry.id)
         if sides is None:
             sides = yield from node_changes_of(engine, entry)
         _changes.put(entry.id, {side.id: cast(ChangeKind, side.kind) for side in sides})
@@ -298,7 +328,25 @@ def node_changes_along(
             yield
     if progress is not None:
         progress(len(records), len(records))
-    return found[::-1]
+    return found[::-1], replayed, current
+
+
+def _same_state(
+    replayed: Mapping[str, mnem.MemoryNode] | Mapping[str, str],
+    actual: Mapping[str, mnem.MemoryNode],
+) -> bool:
+    """Whether a replayed state (nodes, or their fingerprints, :data:`~._record.UNKNOWN` for
+    a value not known) is the engine's ``actual`` one."""
+    if replayed.keys() != actual.keys():
+        return False
+    for node_id, node in actual.items():
+        told = replayed[node_id]
+        if isinstance(told, str):
+            if told != changelog.UNKNOWN and told != changelog.fingerprint(node):
+                return False
+        elif changelog.fingerprint(told) != changelog.fingerprint(node):
+            return False
+    return True
 
 
 def _first(parents: Sequence[str]) -> str | None:
@@ -339,6 +387,7 @@ def _kinds_along(
     so a line that sets such a node is asked of the engine too.
     """
     before: dict[str, str] = {}
+    told_by_lines: list[str] = []
     for done, entry in enumerate(reversed(records), 1):
         line = lines.get(entry.id)
         if line is not None and line.parent != _first(entry.parents):
@@ -351,6 +400,7 @@ def _kinds_along(
             kinds = told
             if _changes.get(entry.id) is None:
                 _changes.put(entry.id, cast(Mapping[str, ChangeKind], told))
+                told_by_lines.append(entry.id)
         if line is None:
             for node_id, kind in kinds.items():
                 if kind == "removed":
@@ -363,6 +413,11 @@ def _kinds_along(
                 before.pop(node_id, None)
         if done % PAUSE_EVERY == 0:
             yield
+    if told_by_lines:
+        yield
+        if not _same_state(before, state(engine, records[0].id)):
+            for commit in told_by_lines:  # the record misled the replay: ask the engine
+                _changes.drop(commit)
 
 
 def changes_along(
@@ -458,7 +513,16 @@ def origin(engine: mnem.Store, node_id: str, at: str | None = None) -> Walk[mnem
         if cached is None:
             yield
             cached = _origins.put((node_id, entry.id), engine.blame(node_id, entry.id))
+        yield
+        now = state(engine, records[start].id).get(node_id)
+        if now is None or changelog.fingerprint(now) != changelog.fingerprint(cached.node):
+            yield  # the change kinds misled the search (a record line lied): the engine's blame
+            return engine.blame(node_id, records[start].id)
         return cached
+    if records:
+        yield
+        if state(engine, records[start].id).get(node_id) is not None:
+            return engine.blame(node_id, records[start].id)  # the kinds said it was gone
     where = "HEAD" if at is None else repr(at)
     raise InvalidRefError(f"there is no node {node_id!r} in memory at {where}")
 
