@@ -23,6 +23,7 @@ cancelled task stops.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
@@ -148,6 +149,8 @@ _states: Lru[str, dict[str, mnem.MemoryNode]] = Lru(200_000, lambda s: 1 + len(s
 _node_changes: Lru[str, tuple[mnem.NodeChange, ...]] = Lru(200_000, lambda c: 1 + len(c))
 _origins: Lru[tuple[str, str], mnem.Blame] = Lru(100_000)
 _primed: Lru[tuple[str, bool], bool] = Lru(10_000)
+_lines: Lru[tuple[str, int, int], Mapping[str, changelog.Line]] = Lru(4)
+"""The change record as last read, by its path, size and time of change."""
 _cached_reads = itertools.count(1)
 
 
@@ -368,7 +371,7 @@ def primed(
     if not records or _primed.get(key):
         return
     if sum(_changes.get(entry.id) is None for entry in records) > PRIME_AFTER:
-        lines = yield from changelog.read_in_steps(engine.root)
+        lines = yield from _lines_of(engine)
         if sum(entry.id not in lines for entry in records) * 10 <= len(records):
             if sides:
                 yield from node_changes_along(engine, records, lines=lines)
@@ -511,8 +514,11 @@ def origin(engine: mnem.Store, node_id: str, at: str | None = None) -> Walk[mnem
             break
         cached = _origins.get((node_id, entry.id))
         if cached is None:
-            yield
-            cached = _origins.put((node_id, entry.id), engine.blame(node_id, entry.id))
+            told = yield from _set_by_line(engine, entry, node_id)
+            if told is None:
+                yield
+                told = engine.blame(node_id, entry.id)
+            cached = _origins.put((node_id, entry.id), told)
         yield
         now = state(engine, records[start].id).get(node_id)
         if now is None or changelog.fingerprint(now) != changelog.fingerprint(cached.node):
@@ -525,6 +531,33 @@ def origin(engine: mnem.Store, node_id: str, at: str | None = None) -> Walk[mnem
             return engine.blame(node_id, records[start].id)  # the kinds said it was gone
     where = "HEAD" if at is None else repr(at)
     raise InvalidRefError(f"there is no node {node_id!r} in memory at {where}")
+
+
+def _lines_of(engine: mnem.Store) -> Walk[Mapping[str, changelog.Line]]:
+    """The kit's change record of ``engine``'s store, read again only when it has changed."""
+    try:
+        seen = os.stat(changelog.path_of(engine.root))
+    except OSError:
+        return {}
+    key = (str(engine.root), seen.st_size, seen.st_mtime_ns)
+    found = _lines.get(key)
+    if found is None:
+        found = _lines.put(key, (yield from changelog.read_in_steps(engine.root)))
+    return found
+
+
+def _set_by_line(engine: mnem.Store, entry: CommitRecord, node_id: str) -> Walk[mnem.Blame | None]:
+    """``entry`` as the commit that set ``node_id``, told by its record line (no engine walk);
+    None if the record has no such line. The caller checks it against the engine's value."""
+    lines = yield from _lines_of(engine)
+    line = lines.get(entry.id)
+    if line is None or line.parent != _first(entry.parents):
+        return None
+    node = next((n for n in line.set if n.id == node_id), None)
+    if node is None:
+        return None
+    time = entry.time_ms if node.event_time is None else node.event_time  # as the engine tells
+    return mnem.Blame(commit=entry.id, node=node, time=time)
 
 
 def first_where(
