@@ -166,10 +166,18 @@ def changes(engine: mnem.Store, commit: str) -> Mapping[str, ChangeKind]:
 
 
 def state(engine: mnem.Store, commit: str) -> Mapping[str, mnem.MemoryNode]:
-    """Every node as of ``commit`` (shared: do not modify what it returns)."""
+    """Every node as of ``commit`` (shared: do not modify what it returns).
+
+    HEAD's state is read as the working memory when nothing is staged: that read needs no
+    lookup of the commit, which scans every object of the store.
+    """
     found = _states.get(commit)
     if found is None:
-        found = _states.put(commit, engine.state_at(commit))
+        at_head = commit == engine.head_commit()
+        if at_head and not engine.staged() and not engine.staged_deletions():
+            found = _states.put(commit, engine.working_memory())
+        else:
+            found = _states.put(commit, engine.state_at(commit))
     return found
 
 
