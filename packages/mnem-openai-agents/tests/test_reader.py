@@ -9,6 +9,7 @@ import mnem
 from mnem_adapter_kit import open_store
 from mnem_adapter_kit.testing.stores import write_foreign
 from mnem_openai_agents import MnemosyneSession, codec, reader
+from mnem_openai_agents import session as session_module
 
 
 def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:
@@ -22,8 +23,9 @@ def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:
         handle.close()
 
 
-def test_the_reader_knows_the_codec_format() -> None:
+def test_the_reader_knows_the_codec_format_and_the_id_family() -> None:
     assert reader.FORMAT == codec.FORMAT
+    assert reader.FAMILY == session_module.FAMILY
 
 
 async def test_items_read_as_who_said_what(store: Path) -> None:
