@@ -45,6 +45,7 @@ __all__ = [
     "chain",
     "changes",
     "commits_changing",
+    "first_change_where",
     "first_where",
     "from_ms",
     "node_commits",
@@ -595,6 +596,21 @@ def first_where(
         else:
             false_at = middle
     return oldest_first[true_at]
+
+
+def first_change_where(
+    engine: mnem.Store,
+    holds: Callable[[Mapping[str, mnem.MemoryNode]], bool],
+    owns: Callable[[str], bool],
+) -> Walk[tuple[CommitRecord, dict[str, ChangeKind]] | None]:
+    """:func:`first_where`, with what that commit changed among the nodes ``owns`` accepts
+    (an adapter's ``when_did``)."""
+    found = yield from first_where(engine, holds)
+    if found is None:
+        return None
+    yield
+    kinds = changes(engine, found.id)
+    return found, {node_id: kind for node_id, kind in kinds.items() if owns(node_id)}
 
 
 def since_when(

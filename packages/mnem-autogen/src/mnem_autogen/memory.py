@@ -318,15 +318,10 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             contents = [codec.fresh(item.content) for item in items_in(self._scope, state)]
             return bool(predicate(contents))
 
-        def job(engine: mnem.Store) -> kit_history.Walk[MemoryCommit | None]:
-            found = yield from kit_history.first_where(engine, holds)
-            if found is None:
-                return None
-            yield
-            changes = kit_history.changes(engine, found.id)
-            return MemoryCommit(**vars(found), changes=self._own(changes))
-
-        return await self._store.awalk(job)
+        found = await self._store.awalk(
+            lambda engine: kit_history.first_change_where(engine, holds, self._owns_item)
+        )
+        return None if found is None else MemoryCommit(**vars(found[0]), changes=found[1])
 
     async def history(self, limit: int | None = None) -> list[MemoryCommit]:
         """The commits that changed this memory, newest first (at most ``limit``).
@@ -406,11 +401,6 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
 
     def _owns_item(self, node_id: str) -> bool:
         return self._scope.sequence_of(node_id) is not None
-
-    def _own(
-        self, changes: Mapping[str, kit_history.ChangeKind]
-    ) -> dict[str, kit_history.ChangeKind]:
-        return {node_id: kind for node_id, kind in changes.items() if self._owns_item(node_id)}
 
     def _items(self) -> Items:
         """The mirror's items in order, derived once per mirror version."""

@@ -278,15 +278,10 @@ class MnemosyneSession:
         def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
             return bool(predicate(self._items_in(state)))
 
-        def job(engine: mnem.Store) -> kit_history.Walk[SessionCommit | None]:
-            found = yield from kit_history.first_where(engine, holds)
-            if found is None:
-                return None
-            yield
-            changes = kit_history.changes(engine, found.id)
-            return SessionCommit(**vars(found), changes=self._own(changes))
-
-        return await self._store.awalk(job)
+        found = await self._store.awalk(
+            lambda engine: kit_history.first_change_where(engine, holds, self._owns_item)
+        )
+        return None if found is None else SessionCommit(**vars(found[0]), changes=found[1])
 
     async def history(self, limit: int | None = None) -> list[SessionCommit]:
         """The commits that changed this session, newest first (at most ``limit``)."""
@@ -554,11 +549,6 @@ class MnemosyneSession:
 
     def _owns_item(self, node_id: str) -> bool:
         return self._scope.sequence_of(node_id) is not None
-
-    def _own(
-        self, changes: Mapping[str, kit_history.ChangeKind]
-    ) -> dict[str, kit_history.ChangeKind]:
-        return {node_id: kind for node_id, kind in changes.items() if self._owns_item(node_id)}
 
 
 def _free_name(base: str, taken: set[str]) -> str:
