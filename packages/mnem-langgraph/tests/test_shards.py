@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from langgraph.store.base import GetOp, PutOp, SearchOp
 
+from mnem_adapter_kit import open_store, store_dir_name
 from mnem_langgraph import CorruptStoreError, InvalidInputError, InvalidRefError, MnemosyneStore
+from mnem_langgraph.shards import UNBORN_AGE
 
 from .support import commits
 
@@ -216,3 +220,59 @@ def test_reads_never_create_a_store_in_a_folder_holding_a_manifest(tmp_path: Pat
         assert store.get(("memories", "u9"), "x") is None
     assert sorted(p.name for p in pending.iterdir()) == ["shard.json"]
     assert list((tmp_path / "unrelated").iterdir()) == []
+
+
+def unborn_shard(root: Path, prefix: list[str], *, age: float) -> Path:
+    """What a shard creator killed before its first commit leaves: manifest, empty store."""
+    folder = root / store_dir_name(json.dumps(prefix))
+    folder.mkdir()
+    (folder / "shard.json").write_text(json.dumps({"namespace_prefix": prefix}))
+    with open_store(folder, author="killed").session() as engine:
+        assert engine.head_commit() is None
+    made = time.time() - age
+    os.utime(folder / ".mnem" / "HEAD", (made, made))
+    return folder
+
+
+def test_an_old_empty_shard_store_is_removed_keeping_its_manifest(tmp_path: Path) -> None:
+    fill_two_shards(tmp_path)
+    old = unborn_shard(tmp_path, ["memories", "u8"], age=UNBORN_AGE + 60)
+    young = unborn_shard(tmp_path, ["memories", "u9"], age=5)
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        assert sorted(item.key for item in store.search(("memories",))) == ["a", "b"]
+    assert sorted(p.name for p in old.iterdir()) == ["shard.json"]
+    assert (young / ".mnem").is_dir()
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        store.put(("memories", "u8"), "c", {"v": 3})
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        assert store.get(("memories", "u8"), "c").value == {"v": 3}
+    assert len(commits(old)) == 1
+
+
+def test_an_old_shard_whose_commit_has_no_change_record_is_kept(tmp_path: Path) -> None:
+    folders = fill_two_shards(tmp_path)
+    folder = folders[("memories", "u1")]
+    (folder / ".mnem" / "adapter-changes").unlink()
+    made = time.time() - UNBORN_AGE - 60
+    os.utime(folder / ".mnem" / "HEAD", (made, made))
+    with MnemosyneStore(tmp_path, shard_depth=2) as store:
+        assert store.get(("memories", "u1"), "a") is not None
+    assert len(commits(folder)) == 1
+
+
+def test_an_empty_shard_store_held_by_its_creator_is_kept(tmp_path: Path) -> None:
+    fill_two_shards(tmp_path)
+    folder = unborn_shard(tmp_path, ["memories", "u8"], age=UNBORN_AGE + 60)
+    holder = open_store(folder, author="creator")
+    with holder.session():
+        script = (
+            "from mnem_langgraph import MnemosyneStore\n"
+            f"with MnemosyneStore({str(tmp_path)!r}, shard_depth=2, busy_timeout=0.2) as s:\n"
+            "    print(len(s.search(('memories', 'u1'))))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        )
+        assert done.stdout.split() == ["1"]
+    holder.close()
+    assert (folder / ".mnem").is_dir()

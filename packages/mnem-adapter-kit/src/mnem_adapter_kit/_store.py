@@ -19,7 +19,10 @@ section's body must not ``await``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import secrets
+import shutil
 import threading
 import time
 import weakref
@@ -34,9 +37,17 @@ from . import _engine
 from ._commit import Write
 from ._engine import SLICE, Handle, _Engine
 from ._mirror import Mirror
-from ._paths import store_root
+from ._paths import STORE_DIR, store_root
+from ._record import RECORD_NAME
 from ._values import check_text
-from .errors import ClosedError, ConflictError, InvalidInputError, InvalidRefError
+from .errors import (
+    BusyError,
+    ClosedError,
+    ConflictError,
+    InvalidInputError,
+    InvalidRefError,
+    NoStoreError,
+)
 
 T = TypeVar("T")
 
@@ -156,6 +167,39 @@ class Store:
         """
         return await _await(self, self._walk(job, asynchronous=True))
 
+    def remove_if_unborn(self, older_than: float) -> bool:
+        """Remove the store if it holds no commit and was made ``older_than`` seconds ago.
+
+        For what a creator killed between making a store and its first commit leaves:
+        a whole, empty store. Whether it is one is decided holding the store's lock,
+        so nobody writes it meanwhile, and it is moved aside in one rename, so the path
+        is left as if the store had never been made (a later write makes it again). A
+        store with the change record (its first commit writes it) or made recently
+        costs two ``stat`` calls and is kept, as is one another process holds past
+        ``busy_timeout``. Returns whether it was removed.
+        """
+        dot = os.path.join(self.root, STORE_DIR)
+        head = os.path.join(dot, "HEAD")
+        if os.path.lexists(os.path.join(dot, RECORD_NAME)) or not _made_before(head, older_than):
+            return False
+        aside = os.path.join(self.root, f".mnem-unborn-{secrets.token_hex(4)}")
+        try:
+            with self.session() as engine:
+                if (
+                    not _made_before(head, older_than)
+                    or engine.head_commit() is not None
+                    or engine.staged()
+                    or engine.staged_deletions()
+                ):
+                    return False
+                os.rename(dot, aside)
+                self._live().reopen_next()
+        except (NoStoreError, BusyError):
+            return False
+        with contextlib.suppress(OSError):
+            shutil.rmtree(aside)
+        return True
+
     def close(self) -> None:
         """Give up this claim; the last claim on a path closes the handle."""
         handle, self._handle = self._handle, None
@@ -221,6 +265,14 @@ class Store:
         finally:
             engine.end()
             steps.close()
+
+
+def _made_before(path: str, seconds: float) -> bool:
+    """Whether the file at ``path`` was last changed at least ``seconds`` ago (False if absent)."""
+    try:
+        return time.time() - os.stat(path).st_mtime >= seconds
+    except OSError:
+        return False
 
 
 def _enter(handle: Handle, since: float, store: Store) -> Steps[None]:

@@ -9,6 +9,11 @@ with ``k=2`` costs what that user's items cost. Each shard folder holds a
 be found again. A shard's store whose manifest is missing, unreadable or names
 another prefix than its folder's is ``corrupt_store`` naming the file, never a
 shard silently left out; reads open only shards whose store exists.
+
+A shard creator killed between making the shard's store and its first commit
+leaves an empty store (3.6 MB). Discovery removes such a store once it is
+:data:`UNBORN_AGE` old, keeping its folder and manifest: the state a shard is in
+before its store is made, which the next put into it leaves.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ if TYPE_CHECKING:
     from .vectors import ShardVectors
 
 SHARD_FILE = "shard.json"
+UNBORN_AGE = 600.0
+"""Seconds after which a shard store with no commit is taken for a killed creator's."""
 
 
 @dataclass
@@ -123,9 +130,14 @@ class Shards:
                 if not is_store(entry.path):
                     continue  # not a shard, or one whose creator has not made its store yet
                 key = _check_manifest(entry.path)
-                self._known_folders[entry.name] = key
-                if key not in self._open:
-                    self._shard(key, entry.path)
+                if key in self._open:
+                    self._known_folders[entry.name] = key
+                    continue
+                store = self._connect(entry.path)
+                if store.remove_if_unborn(UNBORN_AGE):
+                    store.close()
+                    continue
+                self._shard(key, entry.path, store)
 
     def close(self) -> None:
         for shard in self._open.values():
@@ -133,8 +145,9 @@ class Shards:
             shard.view.forget()
             shard.sidecar.close()
 
-    def _shard(self, key: Namespace, folder: str) -> Shard:
-        shard = self._open[key] = Shard(key, self._connect(folder), ItemView(), Sidecar(folder))
+    def _shard(self, key: Namespace, folder: str, store: Store | None = None) -> Shard:
+        store = self._connect(folder) if store is None else store
+        shard = self._open[key] = Shard(key, store, ItemView(), Sidecar(folder))
         self._known_folders[os.path.basename(folder)] = key
         return shard
 
