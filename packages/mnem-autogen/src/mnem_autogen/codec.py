@@ -27,8 +27,7 @@ from autogen_core.memory import MemoryContent, MemoryMimeType
 
 from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, to_json_text
 from mnem_adapter_kit.errors import InvalidInputError
-
-FORMAT = "mnem-autogen/1"
+from mnem_adapter_kit.numbered import FORMAT, record
 
 
 def encode(item: object) -> dict[str, Any]:
@@ -58,16 +57,10 @@ def encode(item: object) -> dict[str, Any]:
     metadata = item.metadata
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInputError(f"metadata must be a dict or None, not {type(metadata).__name__}")
-    return {
-        "format": FORMAT,
-        "kind": kind,
-        "content": payload,
-        "mime_type": mime_text,
-        "mime_is_enum": mime_is_enum,
-        "metadata": None
-        if metadata is None
-        else to_json_text(metadata, "the metadata", tagged=True),
-    }
+    metadata_text = (
+        None if metadata is None else to_json_text(metadata, "the metadata", tagged=True)
+    )
+    return record(kind, payload, mime_text, mime_is_enum=mime_is_enum, metadata=metadata_text)
 
 
 def decode(stored: object) -> MemoryContent | None:

@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-DEFAULT_NAME = "default_list_memory"
-DEFAULT_ROOT = "mnemosyne"
-"""The folder, under the working directory, that holds one store per memory by default."""
+from mnem_adapter_kit.numbered import DEFAULT_NAME, DEFAULT_ROOT
+
+__all__ = ["DEFAULT_NAME", "DEFAULT_ROOT", "MnemosyneMemoryConfig"]
 
 
 class MnemosyneMemoryConfig(BaseModel):

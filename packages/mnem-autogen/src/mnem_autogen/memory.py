@@ -31,7 +31,7 @@ from mnem_adapter_kit import (
     Scope,
     Write,
     check_text,
-    describe,
+    numbered,
     open_store,
     store_dir_name,
     store_root,
@@ -42,18 +42,16 @@ from mnem_adapter_kit.errors import InvalidInputError
 from . import codec
 from .config import DEFAULT_NAME, DEFAULT_ROOT, MnemosyneMemoryConfig
 from .history import ItemOrigin, MemoryCommit, MemoryItem
-from .items import Entry, Items, Mark, decoder, items_in
+from .items import LAYOUT, Entry
 
 T = TypeVar("T")
 
-_CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
 _SOURCE_NOISE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def render_memory_context(items: list[MemoryContent]) -> str:
     """The text ListMemory injects for ``items``."""
-    lines = [f"{i}. {item.content!s}" for i, item in enumerate(items, 1)]
-    return _CONTEXT_HEADER + "\n".join(lines) + "\n"
+    return numbered.context_text(item.content for item in items)
 
 
 def message_source(name: str) -> str:
@@ -156,8 +154,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         except ValidationError as exc:
             raise InvalidInputError(f"invalid MnemosyneMemory settings: {exc}") from None
         self._scope = Scope.of(self._name)
-        self._mirror: Mirror[Entry] = Mirror(self._scope.owns, decoder(self._scope))
-        self._items_of: tuple[int, Items] | None = None
+        self._mirror: Mirror[Entry] = Mirror(self._scope.owns, LAYOUT.decoder(self._scope))
+        self._items_of: tuple[int, numbered.Items[MemoryItem]] | None = None
         self._context_of: tuple[int, str] | None = None
         self._store = open_store(
             default_store_path(self._name) if given is None else given,
@@ -315,7 +313,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
 
         def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
-            contents = [codec.fresh(item.content) for item in items_in(self._scope, state)]
+            contents = [codec.fresh(item.content) for item in LAYOUT.items_in(self._scope, state)]
             return bool(predicate(contents))
 
         found = await self._store.awalk(
@@ -339,7 +337,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         check_text(commit, "the commit")
         async with self._store.asession() as engine:
             state = kit_history.state(engine, engine.resolve(commit))
-            items = items_in(self._scope, state)
+            items = LAYOUT.items_in(self._scope, state)
         return MemoryQueryResult(results=[codec.fresh(item.content) for item in items])
 
     # --- from ListMemory -------------------------------------------------------
@@ -402,11 +400,11 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     def _owns_item(self, node_id: str) -> bool:
         return self._scope.sequence_of(node_id) is not None
 
-    def _items(self) -> Items:
+    def _items(self) -> numbered.Items[MemoryItem]:
         """The mirror's items in order, derived once per mirror version."""
         version = self._mirror.version
         if self._items_of is None or self._items_of[0] != version:
-            self._items_of = (version, Items.of(self._mirror.values.values()))
+            self._items_of = (version, numbered.Items.of(self._mirror.values.values()))
         return self._items_of[1]
 
     def _context_text(self, contents: list[MemoryContent]) -> str:
@@ -421,53 +419,19 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             written = self._stage(write, adds, clear=clear)
         self._take(write, written)
 
-    def _stage(self, write: Write, adds: list[dict[str, Any]], *, clear: bool) -> _Written:
+    def _stage(
+        self, write: Write, adds: list[dict[str, Any]], *, clear: bool
+    ) -> numbered.Staged[MemoryItem]:
         """Stage one commit: optionally tombstone every item, then add ``adds`` in order."""
-        items = self._items()
-        cleared = items.ordered if clear else []
-        if cleared:
-            mark = self._mirror.values.get(self._scope.sequence_id)
-            if mark != Mark(items.high):
-                write.add(self._scope.sequence_id, items.high)
-            for item in cleared:
-                write.remove(item.id)
-        added = [self._scope.sequence_item_id(items.high + n) for n in range(1, len(adds) + 1)]
-        for node_id, stored in zip(added, adds, strict=True):
-            write.add(node_id, stored)
-        if cleared:
-            write.message = f"clear {self._name!r} ({len(cleared)} item(s))" + (
-                f", then add {len(added)}" if added else ""
-            )
-        else:
-            write.message = describe("add", added)
-        return _Written(items, self._mirror.version, bool(cleared), added)
+        return numbered.stage(
+            write, self._mirror, self._scope, self._items(), adds, clear=clear, name=self._name
+        )
 
-    def _take(self, write: Write, written: _Written) -> None:
-        """Derive the items after this memory's own write from the ones before it, not afresh."""
-        mirror = self._mirror
-        committed = write.committed
-        if committed is None or mirror.commit != committed.commit:
-            return
-        if mirror.version != written.version + 1:
-            return
-        added: list[MemoryItem] = []
-        for node_id in written.added:
-            entry = mirror.values[node_id]
-            if not isinstance(entry, MemoryItem):
-                return
-            added.append(entry)
-        written.items.take(written.cleared, added)
-        self._items_of = (mirror.version, written.items)
-
-
-@dataclass(frozen=True)
-class _Written:
-    """What :meth:`MnemosyneMemory._stage` staged, on top of which items and mirror version."""
-
-    items: Items
-    version: int
-    cleared: bool
-    added: list[str]
+    def _take(self, write: Write, staged: numbered.Staged[MemoryItem]) -> None:
+        """Keep the items after this memory's own write, derived from the ones before it."""
+        items = numbered.items_after(self._mirror, write, staged)
+        if items is not None:
+            self._items_of = (self._mirror.version, items)
 
 
 async def _cancellable(token: CancellationToken | None, work: Coroutine[Any, Any, T]) -> T:

@@ -1,0 +1,315 @@
+"""A list memory's layout, shared by every adapter that keeps one (AutoGen, Agent Framework).
+
+A list memory named ``name`` keeps its items as nodes ``<name>:0000000001``,
+``<name>:0000000002``, ... in the order added (``Scope.of(name)``); once a clear has
+tombstoned the items, ``<name>:_seq`` keeps the highest number used, so a number is
+never given twice. Each item's content is a record of the ``mnem-autogen/1``
+format (:func:`record`)::
+
+    {"format": "mnem-autogen/1", "kind": "str" | "bytes" | "dict" | "image",
+     "content": <text; base64 for bytes and PNG images; tagged JSON text for dict>,
+     "mime_type": <text>, "mime_is_enum": <whether it is one of MIME_TYPES as AutoGen's enum>,
+     "metadata": <tagged JSON text> | null}
+
+so a memory written through one framework is read, cleared and added to through
+another. What a framework makes of a record is its own: a :class:`Layout` decodes
+nodes into the adapter's item type, and :func:`stage` / :func:`items_after` write.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import mnem
+
+from ._commit import Write, describe
+from ._ids import Scope
+from ._mirror import Mirror
+from .history import Lru
+from .view import Reading
+
+__all__ = [
+    "CONTEXT_HEADER",
+    "DEFAULT_NAME",
+    "DEFAULT_ROOT",
+    "FORMAT",
+    "KINDS",
+    "MIME_TYPES",
+    "Items",
+    "Layout",
+    "Mark",
+    "Staged",
+    "context_text",
+    "items_after",
+    "read",
+    "record",
+    "stage",
+]
+
+FORMAT = "mnem-autogen/1"
+KINDS = ("str", "bytes", "dict", "image")
+MIME_TYPES = (
+    "text/plain",
+    "application/json",
+    "text/markdown",
+    "image/*",
+    "application/octet-stream",
+)
+"""AutoGen's ``MemoryMimeType`` values: a record marks one of these as the enum member."""
+DEFAULT_NAME = "default_list_memory"
+"""The name of a memory given none (``ListMemory``'s)."""
+DEFAULT_ROOT = "mnemosyne"
+"""The folder under the working directory holding the stores of memories given no path."""
+CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
+PAST_ITEMS = 200_000
+"""Decoded past items each layout keeps per process (bisecting reads many states)."""
+
+
+def context_text(contents: Iterable[object]) -> str:
+    """The text ``ListMemory`` gives a model for items of these contents: numbered, one a line."""
+    lines = [f"{i}. {content!s}" for i, content in enumerate(contents, 1)]
+    return CONTEXT_HEADER + "\n".join(lines) + "\n"
+
+
+def record(
+    kind: str, payload: str, mime_type: str, *, mime_is_enum: bool, metadata: str | None
+) -> dict[str, Any]:
+    """The node content of one item: ``payload`` and ``metadata`` already encoded as text."""
+    return {
+        "format": FORMAT,
+        "kind": kind,
+        "content": payload,
+        "mime_type": mime_type,
+        "mime_is_enum": mime_is_enum,
+        "metadata": metadata,
+    }
+
+
+class Numbered(Protocol):
+    """What an adapter's item needs for the layout: its node id and number."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def seq(self) -> int: ...
+
+
+ItemT = TypeVar("ItemT", bound=Numbered)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A node in the memory's range that is not an item (the ``_seq`` mark, a foreign node).
+
+    Its number still counts toward the high-water mark, so ids are never reused.
+    """
+
+    seq: int
+
+
+class Layout(Generic[ItemT]):
+    """How one adapter reads a list memory's nodes: ``decode(node_id, seq, content)``.
+
+    ``decode`` returns the adapter's item, or ``None`` for content that is not a
+    record it reads (the node then counts as a :class:`Mark`).
+    """
+
+    def __init__(self, decode: Callable[[str, int, object], ItemT | None]) -> None:
+        self._decode = decode
+        self._past: Lru[tuple[Any, ...], ItemT | Mark | None] = Lru(PAST_ITEMS)
+
+    def decoder(self, scope: Scope) -> Callable[[mnem.MemoryNode], ItemT | Mark | None]:
+        """Decode one node of ``scope`` for a mirror (``None`` for nodes not in its range)."""
+        decode = self._decode
+
+        def entry(node: mnem.MemoryNode) -> ItemT | Mark | None:
+            if node.id == scope.sequence_id:
+                content = node.content
+                is_number = isinstance(content, int) and not isinstance(content, bool)
+                return Mark(content) if is_number else None
+            seq = scope.sequence_of(node.id)
+            if seq is None:
+                return None
+            item = decode(node.id, seq, node.content)
+            return Mark(seq) if item is None else item
+
+        return entry
+
+    def items_in(self, scope: Scope, state: Mapping[str, mnem.MemoryNode]) -> list[ItemT]:
+        """The items of ``scope`` in a whole store state, oldest first (for past commits).
+
+        Items are shared with other callers: copy what is mutable before handing it out.
+        """
+        decode = self.decoder(scope)
+        found: list[ItemT] = []
+        for node in state.values():
+            if not scope.owns(node.id):
+                continue
+            key = _key(node)
+            entry = None if key is None else self._past.get(key)
+            if entry is None:
+                entry = decode(node)
+                if key is not None:
+                    self._past.put(key, entry)
+            if entry is not None and not isinstance(entry, Mark):
+                found.append(entry)
+        found.sort(key=lambda item: item.seq)
+        return found
+
+
+@dataclass
+class Items(Generic[ItemT]):
+    """The items of one mirror version, oldest first, and the high-water number.
+
+    Readers take what they need from it without awaiting, so a write may extend it in place.
+    """
+
+    ordered: list[ItemT]
+    high: int
+
+    @classmethod
+    def of(cls, entries: Iterable[ItemT | Mark]) -> Items[ItemT]:
+        """From a mirror's entries, which come in id order: number order, so rarely sorted."""
+        ordered: list[ItemT] = []
+        high = 0
+        in_order = True
+        for entry in entries:
+            seq = entry.seq
+            if not isinstance(entry, Mark):
+                if ordered and seq < ordered[-1].seq:
+                    in_order = False
+                ordered.append(entry)
+            if seq > high:
+                high = seq
+        if not in_order:
+            ordered.sort(key=lambda item: item.seq)
+        return cls(ordered, high)
+
+
+@dataclass(frozen=True)
+class Staged(Generic[ItemT]):
+    """What :func:`stage` staged, on top of which items and mirror version."""
+
+    items: Items[ItemT]
+    version: int
+    cleared: bool
+    added: list[str]
+
+
+def stage(
+    write: Write,
+    mirror: Mirror[ItemT | Mark],
+    scope: Scope,
+    items: Items[ItemT],
+    adds: list[dict[str, Any]],
+    *,
+    clear: bool,
+    name: str,
+) -> Staged[ItemT]:
+    """Stage one commit of memory ``name``: optionally tombstone every item, then add ``adds``."""
+    cleared = items.ordered if clear else []
+    if cleared:
+        if mirror.values.get(scope.sequence_id) != Mark(items.high):
+            write.add(scope.sequence_id, items.high)
+        for item in cleared:
+            write.remove(item.id)
+    added = [scope.sequence_item_id(items.high + n) for n in range(1, len(adds) + 1)]
+    for node_id, stored in zip(added, adds, strict=True):
+        write.add(node_id, stored)
+    if cleared:
+        write.message = f"clear {name!r} ({len(cleared)} item(s))" + (
+            f", then add {len(added)}" if added else ""
+        )
+    else:
+        write.message = describe("add", added)
+    return Staged(items, mirror.version, bool(cleared), added)
+
+
+def items_after(
+    mirror: Mirror[ItemT | Mark], write: Write, staged: Staged[ItemT]
+) -> Items[ItemT] | None:
+    """The items after a memory's own write, derived from the ones before it, not afresh.
+
+    None when the mirror moved in another way too (the caller derives them afresh).
+    """
+    committed = write.committed
+    if committed is None or mirror.commit != committed.commit:
+        return None
+    if mirror.version != staged.version + 1:
+        return None
+    added: list[ItemT] = []
+    for node_id in staged.added:
+        entry = mirror.values[node_id]
+        if isinstance(entry, Mark):
+            return None
+        added.append(entry)
+    items = staged.items
+    if staged.cleared:
+        items.ordered = []
+    items.ordered.extend(added)
+    if added:
+        items.high = max(items.high, added[-1].seq)
+    return items
+
+
+def read(node: mnem.MemoryNode) -> Reading | None:
+    """How ``mnem-history`` shows a list memory's item or sequence mark; ``None`` for other nodes."""
+    parsed = Scope.parse(node.id)
+    if parsed is None:
+        return None
+    scope, key = parsed
+    if scope.family is not None or len(scope.parts) != 1:
+        return None
+    name = scope.parts[0]
+    if node.id == scope.sequence_id:
+        if not isinstance(node.content, int) or isinstance(node.content, bool):
+            return None
+        return Reading((name,), key, f"{name} (sequence mark)", node.content, internal=True)
+    seq = Scope.of(name).sequence_of(node.id)
+    content = node.content
+    if seq is None or not isinstance(content, dict) or content.get("format") != FORMAT:
+        return None
+    try:
+        value, details = _value(content)
+    except (ValueError, TypeError, binascii.Error):
+        return None
+    return Reading((name,), str(seq), f"{name} #{seq}", value, details)
+
+
+def _value(content: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    kind = content.get("kind")
+    payload = content.get("content")
+    mime = content.get("mime_type")
+    if kind not in KINDS or not isinstance(payload, str) or not isinstance(mime, str):
+        raise ValueError("not an item")
+    details: dict[str, Any] = {"mime_type": mime}
+    metadata = content.get("metadata")
+    if metadata is not None:
+        details["metadata"] = json.loads(metadata)
+    if kind == "str":
+        return payload, details
+    if kind == "dict":
+        return json.loads(payload), details
+    size = len(base64.b64decode(payload, validate=True))
+    what = "image (PNG)" if kind == "image" else "bytes"
+    details["size_bytes"] = size
+    return f"[{what}, {size:,} bytes]", details
+
+
+def _key(node: mnem.MemoryNode) -> tuple[Any, ...] | None:
+    """What an item's decoding depends on, hashable; None for a node that cannot be a key."""
+    stored = node.content
+    if not isinstance(stored, dict):
+        return None
+    key = (node.id, *stored.items())
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
