@@ -39,8 +39,16 @@ from mnem_adapter_kit.testing.observe import observe
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS = BENCH_DIR / "results"
 # bench_<name>.py, and the package families whose versions a result names
-SCRIPTS = ("autogen", "langgraph", "mcp", "openai_agents", "concurrency", "history")
-FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "matplotlib"}
+SCRIPTS = (
+    "autogen",
+    "langgraph",
+    "mcp",
+    "openai_agents",
+    "agent_framework",
+    "concurrency",
+    "history",
+)
+FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "agent", "matplotlib"}
 
 Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""

@@ -17,6 +17,7 @@ WORKLOADS = {
     "autogen": {"add", "reads", "foreign", "turn", "profiles"},
     "langgraph": {"ops", "profiles"},
     "mcp": {"round_trips", "reference", "skipped"},
+    "agent_framework": {"before_run", "save", "profiles"},
     "concurrency": {"throughput", "stalls"},
     "history": {"reads", "view_html"},
 }

@@ -1,7 +1,8 @@
 """Every adapter on one store at once: nobody collides, everyone reads only their own.
 
 AutoGen, LangGraph, MCP and the Agents SDK session write to one store, in one process and from two, and the
-store's log shows each adapter's commits under its own author.
+store's log shows each adapter's commits under its own author. Agent Framework's memory provider
+reads and writes AutoGen's memory of the same name (that is its purpose) and nobody else's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from autogen_core.memory import MemoryContent
 from mcp import Client
 
 from mnem_adapter_kit.testing.stores import commits, committed_ids
+from mnem_agent_framework import MnemosyneContextProvider
 from mnem_autogen import InvalidInputError, MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
@@ -95,6 +97,38 @@ async def test_four_adapters_in_one_process_share_a_store_without_colliding(
     await memory.close()
     graph_store.close()
     server.service.close()
+
+
+async def test_agent_frameworks_memory_is_autogens_and_nobody_elses(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    memory = MnemosyneMemory("notes", store)
+    graph_store = MnemosyneStore(store)
+    session = MnemosyneSession("notes", store)
+    await memory.add(note("autogen fact"))
+    graph_store.put(("notes",), "0000000002", {"fact": "langgraph fact"})
+    await session.add_items([{"role": "user", "content": "session fact"}])
+    provider = MnemosyneContextProvider("notes", store)
+    other = MnemosyneContextProvider("notes:0000000001", store)
+
+    await provider.add("agent framework fact")
+    await other.add("another memory's fact")
+    assert [item.content.content for item in await provider.items()] == [
+        "autogen fact",
+        "agent framework fact",
+    ]
+    assert [c.content for c in (await memory.query()).results] == [
+        "autogen fact",
+        "agent framework fact",
+    ]
+    await provider.clear()
+    assert (await memory.query()).results == []
+    assert [item.content.content for item in await other.items()] == ["another memory's fact"]
+    assert [item.value for item in graph_store.search(())] == [{"fact": "langgraph fact"}]
+    assert await session.get_items() == [{"role": "user", "content": "session fact"}]
+    for closing in (provider, other, memory):
+        await closing.close()
+    session.close()
+    graph_store.close()
 
 
 LANGGRAPH_WRITER = textwrap.dedent(

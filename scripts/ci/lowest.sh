@@ -20,7 +20,7 @@ export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 KIT=mnem-adapter-kit
-PACKAGES=("$KIT" mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents)
+PACKAGES=("$KIT" mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework)
 ONLY=" ${MNEM_LOWEST_ONLY:-${PACKAGES[*]} workspace} "
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-lowest.XXXXXX")
@@ -30,7 +30,7 @@ started=$SECONDS
 summary=()
 failed=0
 # The pins worth showing: the workspace's direct dependencies (display only).
-SHOWN='^(mnem-agents|mnem-adapter-kit|autogen-(core|agentchat|ext)|pydantic|typing-extensions|langgraph(-checkpoint)?|mcp|openai-agents|pytest(-asyncio)?|hypothesis)=='
+SHOWN='^(mnem-agents|mnem-adapter-kit|autogen-(core|agentchat|ext)|pydantic|typing-extensions|langgraph(-checkpoint)?|mcp|openai-agents|agent-framework-core|pytest(-asyncio)?|hypothesis)=='
 
 helper() {
     uv run --quiet --no-project --isolated --python "$PYTHON" --with packaging \
@@ -100,6 +100,15 @@ for package in "${PACKAGES[@]}"; do
         detail="$KIT $floor from $KIT_FROM"
         say "[$package] $detail"
     fi
+    # Another adapter its test group names (mnem-agent-framework's tests use mnem-autogen) is
+    # not on PyPI before its first release: a wheel of it built from the workspace stands in.
+    for member in $(helper --test-members "$package"); do
+        if [ ! -d "$WORK/members/$member" ]; then
+            uv build --quiet --package "$member" --no-sources --wheel --out-dir "$WORK/members/$member"
+        fi
+        KIT_LINKS+=(--find-links "$WORK/members/$member")
+        say "[$package] its test group's $member: a wheel built from the workspace"
+    done
     run_checked attempt "$package" "packages/$package" "$floor" -- --no-sources \
         --group "packages/$package/pyproject.toml:test" - <"$WORK/$package.in"
     note "$package" "$status" $((SECONDS - began)) "$detail"

@@ -3,12 +3,14 @@
 Usage: ``lowest_requirements.py PACKAGE``  (run from the workspace root)
        ``lowest_requirements.py --kit-floor PACKAGE``
        ``lowest_requirements.py --kit-version``
+       ``lowest_requirements.py --test-members PACKAGE``
 
 The first form prints the package itself (editable, with its extras) and, for an adapter, the
 adapter kit pinned to the lowest version the adapter declares (``mnem-adapter-kit[testing]==0.1``
 for ``>=0.1,<1``): the adapter is tested against that kit, not the workspace's. The package's
 ``test`` dependency group supplies the rest (``--group packages/X/pyproject.toml:test``). The
-other forms print that floor, and the workspace kit's own version, both as ``X.Y.Z``.
+other forms print that floor, and the workspace kit's own version, both as ``X.Y.Z``; the last
+prints the other workspace members (the kit aside) the package's ``test`` group names, one a line.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def main() -> int:
     parser.add_argument("package", nargs="?")
     parser.add_argument("--kit-floor", action="store_true", help="print the adapter's kit floor")
     parser.add_argument("--kit-version", action="store_true", help="print the workspace kit's")
+    parser.add_argument("--test-members", action="store_true", help="members its test group names")
     args = parser.parse_args()
 
     found = members()
@@ -79,6 +82,11 @@ def main() -> int:
     directory, project = found[package]
     if args.kit_floor:
         print(kit_floor(project))
+        return 0
+    if args.test_members:
+        group = load(directory / "pyproject.toml").get("dependency-groups", {}).get("test", [])
+        named = {canonicalize_name(Requirement(line).name) for line in group}
+        print("\n".join(sorted(named & found.keys() - {KIT, package})))
         return 0
     extras = ",".join(sorted(project.get("optional-dependencies", {})))
     print(f"-e ./{directory.as_posix()}{f'[{extras}]' if extras else ''}")

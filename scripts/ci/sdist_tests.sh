@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 PACKAGES=("$@")
-[ ${#PACKAGES[@]} -gt 0 ] || PACKAGES=(mnem-adapter-kit mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents)
+[ ${#PACKAGES[@]} -gt 0 ] || PACKAGES=(mnem-adapter-kit mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-sdist.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -13,7 +13,7 @@ source scripts/ci/lib.sh
 export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
-PACKAGES=(mnem-adapter-kit mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents)
+PACKAGES=(mnem-adapter-kit mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-wheels.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -46,7 +46,7 @@ mapfile -t requirements < <(built_pins "$DIST" | sed -e 's/^mnem-adapter-kit==/m
     -e 's/^mnem-autogen==/mnem-autogen[agentchat]==/' -e 's/^mnem-langgraph==/mnem-langgraph[index]==/')
 markdown_docs=$(locked pytest-markdown-docs)
 cp scripts/ci/check_installed.py scripts/ci/readme_blocks.py examples/autogen_memory.py \
-    examples/openai_agents_session.py "$RUN"/
+    examples/openai_agents_session.py examples/agent_framework_memory.py "$RUN"/
 for readme in packages/*/README.md; do
     mkdir -p "$RUN/readmes/$(dirname "$readme")" && cp "$readme" "$RUN/readmes/$readme"
 done
@@ -65,6 +65,8 @@ say "worked example: examples/autogen_memory.py"
 "$VENV/bin/python" -I "$RUN/autogen_memory.py" | sed 's/^/   | /'
 say "worked example: examples/openai_agents_session.py"
 "$VENV/bin/python" -I "$RUN/openai_agents_session.py" | sed 's/^/   | /'
+say "worked example: examples/agent_framework_memory.py"
+"$VENV/bin/python" -I "$RUN/agent_framework_memory.py" | sed 's/^/   | /'
 
 # readmes PYTHON [ARG...]: the READMEs' blocks under PYTHON, the wheels' commands on PATH.
 readmes() {

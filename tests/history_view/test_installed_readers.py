@@ -13,7 +13,8 @@ def test_every_adapter_registers_a_reader_that_loads_without_its_framework() -> 
         "from mnem_adapter_kit.view._readers import Readers\n"
         "found = Readers.installed()\n"
         "heavy = [m for m in ('autogen_core', 'langgraph', 'mcp', 'agents', 'mnem_autogen',"
-        " 'mnem_langgraph', 'mnem_mcp', 'mnem_openai_agents') if m in sys.modules]\n"
+        " 'mnem_langgraph', 'mnem_mcp', 'mnem_openai_agents', 'agent_framework',"
+        " 'mnem_agent_framework') if m in sys.modules]\n"
         "print(json.dumps({'names': found.names, 'failures': found.failures, 'heavy': heavy}))\n"
     )
     done = subprocess.run(
@@ -22,7 +23,7 @@ def test_every_adapter_registers_a_reader_that_loads_without_its_framework() -> 
 
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {
-        "names": ["autogen", "langgraph", "mcp", "openai-agents"],
+        "names": ["agent-framework", "autogen", "langgraph", "mcp", "openai-agents"],
         "failures": [],
         "heavy": [],
     }

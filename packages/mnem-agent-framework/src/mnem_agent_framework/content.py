@@ -1,0 +1,102 @@
+"""``MemoryContent``: one item of a memory, and its record in the layout AutoGen's memory writes.
+
+Agent Framework has no memory item type, so this is AutoGen's ``MemoryContent``
+in plain form: ``content`` (``str``, ``bytes`` or ``dict``), ``mime_type`` and
+``metadata``. It is stored as the record :mod:`mnem_adapter_kit.numbered`
+describes, exactly as ``mnem-autogen`` stores it, so either adapter reads what the
+other wrote: a ``dict`` keeps its key order and the ``datetime``, ``date``,
+``UUID`` and ``Decimal`` values inside; an AutoGen image reads as its PNG bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, to_json_text
+from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.numbered import FORMAT, MIME_TYPES, record
+
+TEXT = "text/plain"
+
+
+@dataclass(frozen=True)
+class MemoryContent:
+    """One memory item: what AutoGen's ``MemoryContent`` holds, without AutoGen."""
+
+    content: str | bytes | dict[str, Any]
+    mime_type: str = TEXT
+    metadata: dict[str, Any] | None = None
+
+
+def encode(item: object) -> dict[str, Any]:
+    """The node content that stores ``item`` (a ``MemoryContent`` or a ``str``)."""
+    if isinstance(item, str):
+        item = MemoryContent(item)
+    if not isinstance(item, MemoryContent):
+        raise InvalidInputError(f"add() takes a MemoryContent or a str, not {type(item).__name__}")
+    value = item.content
+    if isinstance(value, str):
+        kind, payload = "str", check_text(value, "the content")
+    elif isinstance(value, bytes):
+        kind, payload = "bytes", base64.b64encode(value).decode("ascii")
+    elif isinstance(value, dict):
+        kind, payload = "dict", to_json_text(value, "the content", tagged=True)
+    else:
+        raise InvalidInputError(
+            f"the content is a {type(value).__name__}; MemoryContent holds str, bytes or dict"
+        )
+    mime = check_text(item.mime_type, "the mime_type")
+    metadata = item.metadata
+    if metadata is not None and not isinstance(metadata, dict):
+        raise InvalidInputError(f"metadata must be a dict or None, not {type(metadata).__name__}")
+    metadata_text = (
+        None if metadata is None else to_json_text(metadata, "the metadata", tagged=True)
+    )
+    return record(kind, payload, mime, mime_is_enum=mime in MIME_TYPES, metadata=metadata_text)
+
+
+def decode(stored: object) -> MemoryContent | None:
+    """The item a record holds; ``None`` if ``stored`` is not one.
+
+    An item nested deeper than :data:`MAX_NESTING` levels is left out of reads,
+    with a warning, as ``mnem-autogen`` does; a damaged item is a ``ValueError``.
+    """
+    if not (isinstance(stored, dict) and stored.get("format") == FORMAT):
+        return None
+    kind = stored["kind"]
+    payload = stored["content"]
+    metadata_text = stored.get("metadata")
+    value: str | bytes | dict[str, Any]
+    try:
+        if kind == "str":
+            value = payload
+        elif kind in ("bytes", "image"):
+            value = base64.b64decode(payload, validate=True)
+        elif kind == "dict":
+            value = from_json_text(payload, tagged=True)
+        else:
+            raise ValueError(f"unknown content kind {kind!r}")
+        metadata = None if metadata_text is None else from_json_text(metadata_text, tagged=True)
+    except InvalidInputError:
+        warnings.warn(
+            f"a stored memory item nests deeper than {MAX_NESTING} levels, the limit for "
+            "new items; reads leave it out (it stays in the store's history)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    except (ValueError, binascii.Error) as exc:
+        raise ValueError(f"a stored memory item is unreadable: {exc}") from exc
+    return MemoryContent(value, stored["mime_type"], metadata)
+
+
+def fresh(item: MemoryContent) -> MemoryContent:
+    """A copy of a decoded item that shares nothing mutable with it (``str`` items are shared)."""
+    if not isinstance(item.content, dict) and item.metadata is None:
+        return item
+    return MemoryContent(copy.deepcopy(item.content), item.mime_type, copy.deepcopy(item.metadata))

@@ -1,0 +1,81 @@
+"""How ``mnem-history`` reads this package's nodes: messages as turns, memory items as AutoGen's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mnem
+from agent_framework import Content, Message
+
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.testing.stores import write_foreign
+from mnem_agent_framework import MnemosyneContextProvider, conversation, messages, reader
+from mnem_agent_framework.conversation import MnemosyneHistoryProvider
+from mnem_autogen import reader as autogen_reader
+
+
+def nodes_of(store: str | Path) -> dict[str, mnem.MemoryNode]:
+    handle = open_store(store, author="test", create=False)
+    try:
+        with handle.session() as engine:
+            head = engine.head_commit()
+            assert head is not None
+            return engine.state_at(head)
+    finally:
+        handle.close()
+
+
+def test_the_reader_knows_the_message_format_and_the_id_family() -> None:
+    assert reader.FORMAT == messages.FORMAT
+    assert reader.FAMILY == conversation.FAMILY
+
+
+async def test_messages_read_as_who_said_what(tmp_path: Path) -> None:
+    history = MnemosyneHistoryProvider(tmp_path)
+    await history.save_messages(
+        "chat:ü",
+        [
+            Message("user", ["What is the weather in Lisbon?"]),
+            Message("assistant", [Content.from_function_call("c1", "weather", arguments={"c": 1})]),
+            Message("tool", [Content.from_function_result("c1", result="sunny")]),
+            Message("assistant", ["Sunny " * 20]),
+        ],
+    )
+    store = history.store_path_of("chat:ü")
+    await history.close()
+    readings = {node_id: reader.read(node) for node_id, node in nodes_of(store).items()}
+    labels = {r.key: r.label for r in readings.values() if r is not None and not r.internal}
+    assert labels == {
+        "1": "chat:ü #1 user: What is the weather in Lisbon?",
+        "2": 'chat:ü #2 assistant: call weather({"c": 1})',
+        "3": 'chat:ü #3 tool: result c1: "sunny"',
+        "4": "chat:ü #4 assistant: " + ("Sunny " * 10)[:59] + "…",
+    }
+    first = readings["@agent-framework:chat%3Aü:0000000001"]
+    assert first is not None
+    assert first.scope == ("chat:ü",)
+    assert first.value["role"] == "user"
+
+
+async def test_memory_items_are_left_to_autogens_reader(tmp_path: Path) -> None:
+    memory = MnemosyneContextProvider("notes", tmp_path)
+    await memory.add("The user lives in Porto.")
+    await memory.close()
+    (node,) = nodes_of(tmp_path).values()
+    assert reader.read(node) is None
+    found = autogen_reader.read(node)
+    assert found is not None
+    assert (found.label, found.value) == ("notes #1", "The user lives in Porto.")
+
+
+def test_other_nodes_are_not_claimed(tmp_path: Path) -> None:
+    write_foreign(
+        tmp_path,
+        {
+            "@agent-framework:chat:0000000001": {"format": "other/1", "message": "{}"},
+            "@agent-framework:chat:0000000002": {"format": messages.FORMAT, "message": "[1]"},
+            "@langgraph:chat:0000000001": {"format": messages.FORMAT, "message": "{}"},
+            "chat:0000000001": "autogen-looking",
+        },
+    )
+    assert all(reader.read(node) is None for node in nodes_of(tmp_path).values())
