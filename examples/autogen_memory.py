@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import os
 import shlex
+import sys
 import tempfile
 from pathlib import Path
 
@@ -146,9 +147,15 @@ def print_history_command(store: Path | None) -> None:
         where = "DIR"
     else:
         print("\nsee why the agent believes what it does:")
-        where = shlex.quote(str(store))
-    print(f"  mnem-history --store {where} log")
-    print(f"  mnem-history --store {where} html --out history.html")
+        where = shlex.quote(str(Path(store).resolve()))
+    print(f"  {history_command()} --store {where} log")
+    print(f"  {history_command()} --store {where} html --out history.html")
+
+
+def history_command() -> str:
+    """``mnem-history`` as a shell can run it: the one installed beside this Python."""
+    beside = Path(sys.executable).with_name("mnem-history")
+    return shlex.quote(str(beside)) if beside.exists() else "mnem-history"
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import operator
 import shlex
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,9 +164,15 @@ def main(keep: Path | None = None) -> None:
         where = "DIR"
     else:
         print("\nsee why the agent believes what it does:")
-        where = shlex.quote(str(keep))
-    print(f"  mnem-history --store {where} log --scope memories")
-    print(f"  mnem-history --store {where} html --out history.html")
+        where = shlex.quote(str(Path(keep).resolve()))
+    print(f"  {history_command()} --store {where} log --scope memories")
+    print(f"  {history_command()} --store {where} html --out history.html")
+
+
+def history_command() -> str:
+    """``mnem-history`` as a shell can run it: the one installed beside this Python."""
+    beside = Path(sys.executable).with_name("mnem-history")
+    return shlex.quote(str(beside)) if beside.exists() else "mnem-history"
 
 
 if __name__ == "__main__":

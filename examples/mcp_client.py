@@ -18,6 +18,7 @@ import json
 import shlex
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
@@ -100,6 +101,12 @@ async def main(store: str) -> None:
     print("\nok: remember, revise, recall, why and when_did all did what they claim")
 
 
+def history_command() -> str:
+    """``mnem-history`` as a shell can run it: the one installed beside this Python."""
+    beside = Path(sys.executable).with_name("mnem-history")
+    return shlex.quote(str(beside)) if beside.exists() else "mnem-history"
+
+
 if __name__ == "__main__":
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--store", help="keep the store here (default: a temporary folder)")
@@ -107,11 +114,11 @@ if __name__ == "__main__":
     if args.store:
         asyncio.run(main(args.store))
         print("\nsee why the model believes what it does:")
-        where = shlex.quote(args.store)
+        where = shlex.quote(str(Path(args.store).resolve()))
     else:
         with tempfile.TemporaryDirectory() as folder:
             asyncio.run(main(folder))
         print("\nthis run's store was temporary; keep one with --store DIR, then look at it:")
         where = "DIR"
-    print(f"  mnem-history --store {where} show user/city")
-    print(f"  mnem-history --store {where} html --out history.html")
+    print(f"  {history_command()} --store {where} show user/city")
+    print(f"  {history_command()} --store {where} html --out history.html")

@@ -9,13 +9,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import mnem
+import pytest
 
 from mnem_adapter_kit.testing.stores import commits, lock_held_elsewhere, staging
 from mnem_autogen import MnemosyneMemory
@@ -333,6 +337,7 @@ def test_the_command_waits_for_another_process_then_reads(
     assert busy.returncode == 1
     assert "[busy]" in busy.stderr
     assert "another process held the store's lock" in busy.stderr
+    assert "raise --busy-timeout" in busy.stderr
     assert waiting.returncode == 0, err
     assert commits(mixed.path)[0].id[:12] in out
 
@@ -344,6 +349,8 @@ def test_no_store_says_so_and_points_at_stores_below(tmp_path: Path, history: Hi
 
     assert done.returncode == 1
     assert "[no_store]" in done.stderr
+    assert "Point --store at the directory holding the store's .mnem/." in done.stderr
+    assert "create=True" not in done.stderr, "advice in the command's flags, not Python's"
     assert str(tmp_path / "alpha") in done.stderr
     assert not (tmp_path / ".mnem").exists(), "looking never creates a store"
 
@@ -361,3 +368,36 @@ def test_show_refuses_a_label_two_items_share_and_names_both(
     assert done.returncode == 1
     assert "names 2 items; give a node id" in done.stderr
     assert "'@langgraph:ns:a\\n'" in done.stderr
+
+
+def test_a_store_on_a_read_only_mount_is_read_from_a_private_copy(
+    mixed: MixedStore, tmp_path: Path
+) -> None:
+    mount = tmp_path / "mounted"
+    mount.mkdir()
+    if (
+        not shutil.which("unshare")
+        or subprocess.run(
+            ["unshare", "-m", "mount", "--bind", "-o", "ro", str(mixed.path), str(mount)],
+            capture_output=True,
+        ).returncode
+    ):
+        pytest.skip("no private mount namespace here (needs root)")
+    before = fingerprint(mixed.path)
+    view = [sys.executable, "-m", "mnem_adapter_kit.view", "--store", str(mount)]
+    script = (
+        f"mount --bind -o ro {shlex.quote(str(mixed.path))} {shlex.quote(str(mount))} && "
+        f"{shlex.join([*view, 'log', '--json'])} && "
+        f"{shlex.join([*view, 'html', '--out', str(tmp_path / 'page.html')])}"
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "cannot be written here; reading a private copy of its store" in done.stderr
+    steps = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [s["id"] for s in steps] == [c.id for c in commits(mixed.path)]
+    assert "Memory history: mounted" in (tmp_path / "page.html").read_text()
+    assert fingerprint(mixed.path) == before
+    assert not any(Path(tempfile.gettempdir()).glob("mnem-history-*")), "the copy is removed"

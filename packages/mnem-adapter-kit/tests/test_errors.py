@@ -23,6 +23,7 @@ from mnem_adapter_kit.errors import (
     NotFoundError,
     StoreError,
     StoreIoError,
+    for_command,
     from_os_error,
     translate,
 )
@@ -67,6 +68,23 @@ def test_a_missing_store_is_no_store_when_creating_is_not_allowed(tmp_path: Path
     assert "create=True" in str(caught.value)
     assert not (tmp_path / "absent").exists()
     client.close()
+
+
+def test_a_command_line_tool_gives_the_advice_in_its_own_flags() -> None:
+    flags = {"store_path": "--store", "create": "--create", "busy_timeout": "--busy-timeout"}
+    missing = NoStoreError("there is no .mnem directory here", store_path="/s")
+    assert for_command(missing, flags) == (
+        "[no_store] there is no .mnem directory here (store: /s). "
+        "Create the store (--create) or point --store at an existing one."
+    )
+    assert for_command(missing, {"store_path": "--store"}).endswith(
+        "Point --store at the directory holding the store's .mnem/."
+    )
+    busy = BusyError("another process held the store's lock")
+    assert for_command(busy, flags).endswith("retry later or raise --busy-timeout.")
+    assert for_command(busy, {}) == str(busy)
+    precise = StoreIoError("no space", hint="Free some disk space.")
+    assert for_command(precise, flags) == str(precise)
 
 
 def test_a_garbled_database_is_corrupt_store_and_is_left_as_it_was(tmp_path: Path) -> None:

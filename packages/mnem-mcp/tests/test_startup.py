@@ -30,6 +30,7 @@ def test_a_missing_store_with_no_create_stops_the_server_at_startup(
     assert done.returncode == 1
     assert f"cannot serve the store at {store}" in done.stderr
     assert "[no_store]" in done.stderr
+    assert "Create the store (leave out --no-create) or point --store at" in done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout == ""
     assert untouched()
@@ -41,6 +42,7 @@ def test_a_store_path_that_is_a_file_stops_the_server_at_startup(tmp_path: Path)
     done = serve("--store", str(path))
     assert done.returncode == 1
     assert "[store_io]" in done.stderr
+    assert "Point --store at a directory" in done.stderr
     assert path.read_text() == "not a store"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Mapping
 from typing import ClassVar, Literal
 
 import mnem
@@ -44,6 +45,7 @@ __all__ = [
     "NotFoundError",
     "StoreError",
     "StoreIoError",
+    "for_command",
     "translate",
 ]
 
@@ -67,11 +69,16 @@ class StoreError(Exception):
     def __init__(
         self, message: str, *, store_path: str | None = None, hint: str | None = None
     ) -> None:
+        self.message = message
         self.store_path = store_path
         if hint is not None:
             self.hint = hint
-        where = f" (store: {store_path})" if store_path else ""
-        super().__init__(f"[{self.code}] {message}{where}. {self.hint}")
+        super().__init__(self.text(self.hint))
+
+    def text(self, hint: str) -> str:
+        """The error's text with ``hint`` as its advice."""
+        where = f" (store: {self.store_path})" if self.store_path else ""
+        return f"[{self.code}] {self.message}{where}. {hint}"
 
 
 class NotFoundError(StoreError):
@@ -130,6 +137,27 @@ class ClosedError(NoStoreError):
     """The adapter object was closed; it holds no store any more."""
 
     hint = "Create a new adapter object to use the store again."
+
+
+def for_command(error: StoreError, flags: Mapping[str, str]) -> str:
+    """``str(error)`` for a command-line tool: its advice in the tool's flags, not Python's.
+
+    ``flags`` maps the settings the advice may name (``store_path``, ``create``,
+    ``busy_timeout``) to what sets them on that command line (``"--store"``); a
+    setting the tool does not have is left out. The code and message stay.
+    """
+    store = flags.get("store_path", "the store path")
+    hint = error.hint
+    if isinstance(error, NoStoreError) and hint == NoStoreError.hint:
+        create = flags.get("create")
+        hint = (
+            f"Create the store ({create}) or point {store} at an existing one."
+            if create
+            else f"Point {store} at the directory holding the store's .mnem/."
+        )
+    elif isinstance(error, BusyError) and hint == BusyError.hint and "busy_timeout" in flags:
+        hint = f"Another process is using the store; retry later or raise {flags['busy_timeout']}."
+    return error.text(hint.replace("Point the adapter at", f"Point {store} at"))
 
 
 ERROR_CLASSES: dict[str, type[StoreError]] = {

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mnem_adapter_kit import default_store_path
-from mnem_adapter_kit.errors import StoreError
+from mnem_adapter_kit.errors import StoreError, for_command
 
 from . import __version__
+from .errors import FLAGS
 from .http_transport import DEFAULT_PORT, TOKEN_ENV, HttpSettings, HttpSetupError, serve_http
 from .memory import StoreSettings
 from .server import build_server
@@ -134,7 +135,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             server.service.check()
         except StoreError as exc:
             print(
-                f"mnem-mcp: cannot serve the store at {server.service.root}: {exc}",
+                f"mnem-mcp: cannot serve the store at {server.service.root}: "
+                f"{for_command(exc, FLAGS)}",
                 file=sys.stderr,
             )
             raise SystemExit(1) from None

@@ -30,12 +30,20 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
-from mnem_adapter_kit.errors import ErrorCode, InvalidInputError, StoreError
+from mnem_adapter_kit.errors import ErrorCode, InvalidInputError, StoreError, for_command
 
 Code = Literal[ErrorCode, "invalid_input", "unknown_tool", "internal"]
 
 META_KEY = "mnem/error"
 _CALLER_CODES = frozenset({"invalid_input", "invalid_ref"})
+
+
+FLAGS = {
+    "store_path": "--store",
+    "create": "leave out --no-create",
+    "busy_timeout": "--busy-timeout",
+}
+"""The settings the kit's advice names, as the server's command line sets them."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,7 @@ def failure_of(exc: BaseException, known: Collection[str] = ()) -> Failure | Non
     ``known`` names the arguments the tool takes, to suggest one for a misspelling.
     """
     if isinstance(exc, StoreError):
-        return Failure.of(exc.code, str(exc))
+        return Failure.of(exc.code, for_command(exc, FLAGS))
     if isinstance(exc, ValidationError):
         return Failure.of("invalid_input", describe_validation(exc, known))
     if isinstance(exc, InvalidInputError):

@@ -8,25 +8,32 @@ the rest are shown as foreign.
 
 The store is opened without ``create`` and only read: no staging, no commit,
 no checkout. Another process holding the store is waited for, up to
-``--busy-timeout``, through the kit's turns.
+``--busy-timeout``, through the kit's turns. The engine opens a store for
+writing even to read it, so a store this process cannot write (a read-only
+mount, another user's folder) is read from a private copy of its ``.mnem``,
+taken once at the start (it costs the store's size on the temporary disk and
+the time to copy it) and removed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 import mnem
 
 from .. import history
-from .._paths import STORE_DIR, STORE_ENV, default_store_path
+from .._paths import STORE_DIR, STORE_ENV, default_store_path, store_root
 from .._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
-from ..errors import NoStoreError, StoreError
+from ..errors import NoStoreError, StoreError, for_command
 from ..history import CommitRecord, Walk
 from . import _export as export
 from . import _page as page
@@ -47,6 +54,8 @@ from ._timeline import (
 )
 
 PROG = "mnem-history"
+FLAGS = {"store_path": "--store", "busy_timeout": "--busy-timeout"}
+"""The settings the kit's advice names, as this command sets them (it never creates a store)."""
 
 
 class UsageError(Exception):
@@ -132,9 +141,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser().error("--busy-timeout must not be negative")
     readers = Readers.installed()
     warn_failures(readers)
-    client = open_store(
-        args.store, author="mnem-history", create=False, busy_timeout=args.busy_timeout
-    )
+    args.root = store_root(args.store)
+    with _readable(args.root) as reading:
+        return _run(args, readers, reading)
+
+
+@contextlib.contextmanager
+def _readable(root: str) -> Iterator[str]:
+    """``root``, or a private copy of its store if this process cannot write there."""
+    store = os.path.join(root, STORE_DIR)
+    if not os.path.isdir(store) or _writable(store):
+        yield root
+        return
+    scratch = tempfile.mkdtemp(prefix="mnem-history-")
+    try:
+        shutil.copytree(store, os.path.join(scratch, STORE_DIR))
+        size = sum(entry.stat().st_size for entry in os.scandir(os.path.join(scratch, STORE_DIR)))
+        print(
+            f"{PROG}: {root} cannot be written here; reading a private copy of its store "
+            f"({size / 1e6:.1f} MB, taken now)",
+            file=sys.stderr,
+        )
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _writable(directory: str) -> bool:
+    """Whether this process can write ``directory`` (permissions, and a read-only mount)."""
+    try:
+        read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return not read_only and os.access(directory, os.W_OK)
+
+
+def _run(args: argparse.Namespace, readers: Readers, root: str) -> int:
+    """Run the command on the store at ``root``; the exit status."""
+    client = open_store(root, author="mnem-history", create=False, busy_timeout=args.busy_timeout)
     out = sys.stdout
     try:
         command: Callable[[Store, Readers, argparse.Namespace, TextIO], None] = COMMANDS[
@@ -147,11 +191,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except NoStoreError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: {for_command(exc, FLAGS)}", file=sys.stderr)
         for line in _stores_below(client.root):
             print(line, file=sys.stderr)
         return 1
-    except (StoreError, UsageError) as exc:
+    except StoreError as exc:
+        print(f"{PROG}: {for_command(exc, FLAGS)}", file=sys.stderr)
+        return 1
+    except UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
     finally:
@@ -334,8 +381,8 @@ def run_html(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
     read = walk_steps(client, readers, head.chain, _progress("reading"))
     steps = [kept for step in read if (kept := selection.step(step)) is not None]
     origins = merged_origins(client, steps)
-    data = page.page_data(client.root, head, steps, origins, [*readers.names, FOREIGN])
-    title = f"Memory history: {os.path.basename(client.root) or client.root}"
+    data = page.page_data(args.root, head, steps, origins, [*readers.names, FOREIGN])
+    title = f"Memory history: {os.path.basename(args.root) or args.root}"
     page.write_page(args.out, page.render(data, title))
     print(f"wrote {os.path.abspath(args.out)} ({len(steps)} commits)", file=out)
 
