@@ -27,10 +27,14 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import mnem
 
+from . import history
 from ._commit import Write, describe
 from ._ids import Scope
 from ._mirror import Mirror
-from .history import Lru
+from ._store import Store
+from ._values import check_text
+from .errors import InvalidInputError
+from .history import ChangeKind, CommitRecord, Lru
 from .view import Reading
 
 __all__ = [
@@ -161,6 +165,57 @@ class Layout(Generic[ItemT]):
                 found.append(entry)
         found.sort(key=lambda item: item.seq)
         return found
+
+    # --- a memory's history, read through its store --------------------------
+
+    async def origin(
+        self, store: Store, scope: Scope, name: str, item_id: str, at: str | None
+    ) -> tuple[mnem.Blame, ItemT]:
+        """The engine's blame of item ``item_id`` of memory ``name`` as of ``at``, and the item
+        (decoded afresh, the caller's own).
+
+        ``invalid_input`` for an id that is not the memory's or a node that holds no item.
+        """
+        seq = scope.sequence_of(item_id)
+        if seq is None:
+            raise InvalidInputError(f"{item_id!r} is not an item id of memory {name!r}")
+        blame = await store.awalk(lambda engine: history.origin(engine, item_id, at))
+        item = self._decode(item_id, seq, blame.node.content)
+        if item is None:
+            raise InvalidInputError(f"{item_id!r} does not hold a memory item")
+        return blame, item
+
+    async def first_where(
+        self, store: Store, scope: Scope, holds: Callable[[list[ItemT]], bool]
+    ) -> tuple[CommitRecord, dict[str, ChangeKind]] | None:
+        """The first commit after which ``holds(items)`` does, with what it changed."""
+
+        def holds_in(state: Mapping[str, mnem.MemoryNode]) -> bool:
+            return holds(self.items_in(scope, state))
+
+        return await store.awalk(
+            lambda engine: history.first_change_where(engine, holds_in, _items_of(scope))
+        )
+
+    async def commits(
+        self, store: Store, scope: Scope, limit: int | None
+    ) -> list[tuple[CommitRecord, dict[str, ChangeKind]]]:
+        """The commits that changed the memory's items, newest first, at most ``limit``."""
+        found, _ = await store.awalk(
+            lambda engine: history.commits_changing(engine, _items_of(scope), limit=limit)
+        )
+        return found
+
+    async def items_at(self, store: Store, scope: Scope, commit: str) -> list[ItemT]:
+        """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
+        check_text(commit, "the commit")
+        async with store.asession() as engine:
+            return self.items_in(scope, history.state(engine, engine.resolve(commit)))
+
+
+def _items_of(scope: Scope) -> Callable[[str], bool]:
+    """Whether a node id is an item's of ``scope`` (not its mark)."""
+    return lambda node_id: scope.sequence_of(node_id) is not None
 
 
 @dataclass

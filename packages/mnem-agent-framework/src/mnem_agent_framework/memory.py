@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-import mnem
 from agent_framework import ContextProvider, Message, SessionContext
 
 from mnem_adapter_kit import (
@@ -182,17 +181,12 @@ class MnemosyneContextProvider(ContextProvider):
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
         """The commit that gave ``item_id`` its value as of ``at`` (default HEAD), and when."""
-        if self._scope.sequence_of(item_id) is None:
-            raise InvalidInputError(f"{item_id!r} is not an item id of memory {self._name!r}")
-        blame = await self._store.awalk(lambda engine: kit_history.origin(engine, item_id, at))
-        found = codec.decode(blame.node.content)
-        if found is None:
-            raise InvalidInputError(f"{item_id!r} does not hold a memory item")
+        blame, item = await LAYOUT.origin(self._store, self._scope, self._name, item_id, at)
         return ItemOrigin(
             item_id=item_id,
             commit=blame.commit,
             time=kit_history.from_ms(blame.time),
-            content=found,
+            content=item.content,
             provenance=blame.provenance,
         )
 
@@ -204,35 +198,24 @@ class MnemosyneContextProvider(ContextProvider):
         ``predicate`` sees the items as of a commit, oldest first, and is assumed to
         stay true once true. None if it does not hold now.
         """
-
-        def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
-            found = LAYOUT.items_in(self._scope, state)
-            return bool(predicate([codec.fresh(item.content) for item in found]))
-
-        found = await self._store.awalk(
-            lambda engine: kit_history.first_change_where(engine, holds, self._owns_item)
+        found = await LAYOUT.first_where(
+            self._store,
+            self._scope,
+            lambda items: bool(predicate([codec.fresh(item.content) for item in items])),
         )
         return None if found is None else MemoryCommit(**vars(found[0]), changes=found[1])
 
     async def history(self, limit: int | None = None) -> list[MemoryCommit]:
         """The commits that changed this memory, newest first (at most ``limit``)."""
-        found, _ = await self._store.awalk(
-            lambda engine: kit_history.commits_changing(engine, self._owns_item, limit=limit)
-        )
+        found = await LAYOUT.commits(self._store, self._scope, limit)
         return [MemoryCommit(**vars(record), changes=changes) for record, changes in found]
 
     async def query_at(self, commit: str) -> list[MemoryItem]:
         """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
-        check_text(commit, "the commit")
-        async with self._store.asession() as engine:
-            state = kit_history.state(engine, engine.resolve(commit))
-            found = LAYOUT.items_in(self._scope, state)
+        found = await LAYOUT.items_at(self._store, self._scope, commit)
         return [MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in found]
 
     # --- internals ------------------------------------------------------------
-
-    def _owns_item(self, node_id: str) -> bool:
-        return self._scope.sequence_of(node_id) is not None
 
     def _items(self) -> numbered.Items[MemoryItem]:
         """The mirror's items in order, derived once per mirror version."""

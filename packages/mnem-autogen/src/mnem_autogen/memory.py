@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeVar
 
-import mnem
 from autogen_core import CancellationToken, Component
 from autogen_core.memory import (
     ListMemory,
@@ -289,17 +288,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
         """The commit that gave ``item_id`` its value as of ``at`` (default HEAD), and when."""
-        if self._scope.sequence_of(item_id) is None:
-            raise InvalidInputError(f"{item_id!r} is not an item id of memory {self._name!r}")
-        blame = await self._store.awalk(lambda engine: kit_history.origin(engine, item_id, at))
-        content = codec.decode(blame.node.content)
-        if content is None:
-            raise InvalidInputError(f"{item_id!r} does not hold a memory item")
+        blame, item = await LAYOUT.origin(self._store, self._scope, self._name, item_id, at)
         return ItemOrigin(
             item_id=item_id,
             commit=blame.commit,
             time=kit_history.from_ms(blame.time),
-            content=content,
+            content=item.content,
             provenance=blame.provenance,
         )
 
@@ -311,13 +305,10 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         ``predicate`` sees this memory's items as of a commit, oldest first, and is
         assumed to stay true once true. None if it does not hold now.
         """
-
-        def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
-            contents = [codec.fresh(item.content) for item in LAYOUT.items_in(self._scope, state)]
-            return bool(predicate(contents))
-
-        found = await self._store.awalk(
-            lambda engine: kit_history.first_change_where(engine, holds, self._owns_item)
+        found = await LAYOUT.first_where(
+            self._store,
+            self._scope,
+            lambda items: bool(predicate([codec.fresh(item.content) for item in items])),
         )
         return None if found is None else MemoryCommit(**vars(found[0]), changes=found[1])
 
@@ -327,17 +318,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         Follows the current branch's first-parent chain; a merge shows as the merge
         commit, with the changes it brought in.
         """
-        found, _ = await self._store.awalk(
-            lambda engine: kit_history.commits_changing(engine, self._owns_item, limit=limit)
-        )
+        found = await LAYOUT.commits(self._store, self._scope, limit)
         return [MemoryCommit(**vars(record), changes=changes) for record, changes in found]
 
     async def query_at(self, commit: str) -> MemoryQueryResult:
         """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
-        check_text(commit, "the commit")
-        async with self._store.asession() as engine:
-            state = kit_history.state(engine, engine.resolve(commit))
-            items = LAYOUT.items_in(self._scope, state)
+        items = await LAYOUT.items_at(self._store, self._scope, commit)
         return MemoryQueryResult(results=[codec.fresh(item.content) for item in items])
 
     # --- from ListMemory -------------------------------------------------------
@@ -396,9 +382,6 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             if batch.memory is self:
                 return batch
         return None
-
-    def _owns_item(self, node_id: str) -> bool:
-        return self._scope.sequence_of(node_id) is not None
 
     def _items(self) -> numbered.Items[MemoryItem]:
         """The mirror's items in order, derived once per mirror version."""
