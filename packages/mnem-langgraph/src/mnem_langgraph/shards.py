@@ -11,7 +11,7 @@ another prefix than its folder's is ``corrupt_store`` naming the file, never a
 shard silently left out; reads open only shards whose store exists.
 
 A shard creator killed between making the shard's store and its first commit
-leaves an empty store (3.6 MB). Discovery removes such a store once it is
+leaves an empty store (3.7 MB). Discovery removes such a store once it is
 :data:`UNBORN_AGE` old, keeping its folder and manifest: the state a shard is in
 before its store is made, which the next put into it leaves.
 """
