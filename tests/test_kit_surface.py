@@ -134,7 +134,17 @@ def _kit_dependencies(path: Path) -> Iterator[str]:
 
 
 @pytest.mark.parametrize(
-    "module", ["mnem_adapter_kit.errors", "mnem_adapter_kit.history", "mnem_adapter_kit.view"]
+    "module",
+    [
+        "mnem_adapter_kit.errors",
+        "mnem_adapter_kit.formats",
+        "mnem_adapter_kit.formats.langgraph",
+        "mnem_adapter_kit.formats.mcp",
+        "mnem_adapter_kit.formats.sessions",
+        "mnem_adapter_kit.history",
+        "mnem_adapter_kit.numbered",
+        "mnem_adapter_kit.view",
+    ],
 )
 def test_each_public_module_says_what_it_offers(module: str) -> None:
     assert exported(module)

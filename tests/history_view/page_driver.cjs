@@ -2,7 +2,8 @@
 //
 //   node page_driver.cjs PLAYWRIGHT_CORE_DIR CHROMIUM PAGE.html SHOTS_DIR PLAN.json
 //
-// PLAN.json: {"item": node id to open, "diff": [commit A, commit B], "filter": text}.
+// PLAN.json: {"item": node id to open, "diff": [commit A, commit B], "filter": text,
+//             "row": a commit whose row's words and item link are read}.
 // The dark-scheme page opens the item from a link (#item=...).
 // Prints one JSON object: the timeline's commits, the item panel's origin commit, the diff's
 // items, the filtered row count, and anything that went wrong (errors, requests, dialogs).
@@ -37,9 +38,15 @@ const ARGS = [
 
   const page = await open("light");
   report.timeline = await page.$$eval("#timeline li.row", (rows) => rows.map((r) => r.dataset.commit));
-  await page.click("#timeline li.row:nth-child(1)");
+  await page.click("#timeline li.row:nth-child(1) .id");
   await page.waitForSelector("#timeline li.row:nth-child(1) .detail");
   await shot(page, "timeline.png");
+  // a commit's row says what it changed; the item it names is one click away
+  const row = `#timeline li.row[data-commit="${plan.row}"]`;
+  report.row_words = await page.textContent(`${row} .what`);
+  await page.click(`${row} .what button.link`);
+  await page.waitForSelector("#item-panel h2");
+  report.row_item = await page.getAttribute("#item-panel", "data-item");
 
   await page.click('nav button[data-view="items"]');
   const item = `#items li.row[data-item="${CSS_escape(plan.item)}"]`;

@@ -1,4 +1,4 @@
-"""``mnem-history log | show | diff | html`` on stores all three adapters wrote.
+"""``mnem-history log | show | diff | html`` on stores every adapter wrote, read by the view alone.
 
 Each test runs the command in a new process, as a user would, against a real
 store in a temporary folder (see ``conftest.py`` for what the store holds).
@@ -55,9 +55,11 @@ def test_log_lists_every_commit_newest_first_with_items_named_as_each_adapter_do
 
     assert [s["id"] for s in steps] == [c.id for c in commits(mixed.path)]
     by_adapter = {a for s in steps for a in adapters(s)}
-    assert by_adapter == {"autogen", "langgraph", "mcp", "foreign"}
+    assert by_adapter == {"autogen", "langgraph", "mcp", "openai-agents", "foreign"}
     every = {label for s in steps for label in labels(s)}
     assert "notes #1" in every
+    assert "travel #1" in every, "Agent Framework's memory item, in the list memory format"
+    assert "chat-1 #1" in every
     assert f"{ODD_MEMORY} #1" in every
     assert "('a:b','%25','<img src=x onerror=alert(1)>')/k" in every
     assert "user/city" in every
@@ -276,7 +278,13 @@ def test_html_is_one_self_contained_file_holding_every_commit(
     )
     assert "default-src 'none'" in page
     assert SCRIPT_VALUE not in page, "stored markup never appears raw in the page"
-    assert {v["adapter"] for v in data["versions"]} == {"autogen", "langgraph", "mcp", "foreign"}
+    assert {v["adapter"] for v in data["versions"]} == {
+        "autogen",
+        "langgraph",
+        "mcp",
+        "openai-agents",
+        "foreign",
+    }
     values = [v["value"] for v in data["versions"]]
     assert SCRIPT_VALUE in values
 

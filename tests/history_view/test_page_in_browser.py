@@ -69,6 +69,7 @@ def test_the_page_shows_every_commit_an_items_origin_and_a_diff_in_chromium(
                 "item": "user/city",
                 "diff": [mixed.marks["before_clear"], mixed.marks["cleared"]],
                 "filter": "user/city",
+                "row": mixed.marks["revised"],
             }
         )
     )
@@ -92,6 +93,8 @@ def test_the_page_shows_every_commit_an_items_origin_and_a_diff_in_chromium(
 
     chain = [c.id for c in commits(mixed.path)]
     assert seen["timeline"] == chain
+    assert seen["row_words"].startswith("~ user/city Paris · the user corrected me")
+    assert seen["row_item"] == "user/city"
     assert seen["item_title"] == "user/city"
     assert seen["origin"] == mixed.marks["revised"]
     assert sorted(seen["diff"]) == [

@@ -10,9 +10,7 @@ import io
 import json
 import re
 import sys
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import mnem
 import pytest
@@ -72,33 +70,6 @@ def test_the_first_reader_to_claim_a_node_reads_it_and_a_failing_reader_claims_n
 
     assert chosen.read(mnem.MemoryNode("m1", 1)) == ("b-mine", Reading(("s",), "k", "mine", 1))
     assert chosen.read(mnem.MemoryNode("x1", 2)) == ("foreign", Reading((), "x1", "x1", 2))
-
-
-def test_a_reader_module_loads_without_running_its_package(
-    tmp_path: Path, monkeypatch: Any
-) -> None:
-    package = tmp_path / "heavy_adapter"
-    package.mkdir()
-    (package / "__init__.py").write_text("raise ImportError('the framework is not installed')\n")
-    (package / "reader.py").write_text(
-        textwrap.dedent(
-            """
-            from mnem_adapter_kit.view import Reading
-
-            def read(node):
-                return Reading((), node.id, "heavy " + node.id, node.content)
-            """
-        )
-    )
-    (package / "relative.py").write_text("from . import nothing\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    read = readers._load("heavy_adapter.reader:read")
-
-    assert read(mnem.MemoryNode("n", 1)).label == "heavy n"
-    assert "heavy_adapter" not in sys.modules
-    with pytest.raises(ImportError, match="framework is not installed"):
-        readers._load("heavy_adapter.relative:read")
 
 
 @pytest.mark.parametrize(

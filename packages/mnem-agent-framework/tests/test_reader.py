@@ -1,4 +1,4 @@
-"""How ``mnem-history`` reads this package's nodes: messages as turns, memory items as AutoGen's."""
+"""What this package writes reads back through the kit's formats: messages as turns, memory items as AutoGen's."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 import mnem
 from agent_framework import Content, Message
 
-from mnem_adapter_kit import open_store
+from mnem_adapter_kit import numbered, open_store
+from mnem_adapter_kit.formats.sessions import AGENT_FRAMEWORK
 from mnem_adapter_kit.testing.stores import write_foreign
-from mnem_agent_framework import MnemosyneContextProvider, conversation, messages, reader
+from mnem_agent_framework import MnemosyneContextProvider, conversation, messages
 from mnem_agent_framework.conversation import MnemosyneHistoryProvider
-from mnem_autogen import reader as autogen_reader
 
 
 def nodes_of(store: str | Path) -> dict[str, mnem.MemoryNode]:
@@ -26,8 +26,8 @@ def nodes_of(store: str | Path) -> dict[str, mnem.MemoryNode]:
 
 
 def test_the_reader_knows_the_message_format_and_the_id_family() -> None:
-    assert reader.FORMAT == messages.FORMAT
-    assert reader.FAMILY == conversation.FAMILY
+    assert AGENT_FRAMEWORK.format == messages.FORMAT
+    assert AGENT_FRAMEWORK.family == conversation.FAMILY
 
 
 async def test_messages_read_as_who_said_what(tmp_path: Path) -> None:
@@ -43,13 +43,13 @@ async def test_messages_read_as_who_said_what(tmp_path: Path) -> None:
     )
     store = history.store_path_of("chat:ü")
     await history.close()
-    readings = {node_id: reader.read(node) for node_id, node in nodes_of(store).items()}
-    labels = {r.key: r.label for r in readings.values() if r is not None and not r.internal}
-    assert labels == {
-        "1": "chat:ü #1 user: What is the weather in Lisbon?",
-        "2": 'chat:ü #2 assistant: call weather({"c": 1})',
-        "3": 'chat:ü #3 tool: result c1: "sunny"',
-        "4": "chat:ü #4 assistant: " + ("Sunny " * 10)[:59] + "…",
+    readings = {node_id: AGENT_FRAMEWORK.read(node) for node_id, node in nodes_of(store).items()}
+    said = {r.label: r.said for r in readings.values() if r is not None and not r.internal}
+    assert said == {
+        "chat:ü #1": "user: What is the weather in Lisbon?",
+        "chat:ü #2": 'assistant: call weather({"c": 1})',
+        "chat:ü #3": "tool: result c1: sunny",
+        "chat:ü #4": "assistant: " + "Sunny " * 20,
     }
     first = readings["@agent-framework:chat%3Aü:0000000001"]
     assert first is not None
@@ -57,13 +57,13 @@ async def test_messages_read_as_who_said_what(tmp_path: Path) -> None:
     assert first.value["role"] == "user"
 
 
-async def test_memory_items_are_left_to_autogens_reader(tmp_path: Path) -> None:
+async def test_memory_items_are_read_as_the_list_memory_format(tmp_path: Path) -> None:
     memory = MnemosyneContextProvider("notes", tmp_path)
     await memory.add("The user lives in Porto.")
     await memory.close()
     (node,) = nodes_of(tmp_path).values()
-    assert reader.read(node) is None
-    found = autogen_reader.read(node)
+    assert AGENT_FRAMEWORK.read(node) is None
+    found = numbered.read(node)
     assert found is not None
     assert (found.label, found.value) == ("notes #1", "The user lives in Porto.")
 
@@ -78,4 +78,4 @@ def test_other_nodes_are_not_claimed(tmp_path: Path) -> None:
             "chat:0000000001": "autogen-looking",
         },
     )
-    assert all(reader.read(node) is None for node in nodes_of(tmp_path).values())
+    assert all(AGENT_FRAMEWORK.read(node) is None for node in nodes_of(tmp_path).values())

@@ -1,4 +1,4 @@
-"""How ``mnem-history`` reads this adapter's nodes: items as their users wrote them."""
+"""What this adapter writes reads back through the kit's list memory format as its users wrote it."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
 from PIL import Image as PILImage
 
-from mnem_adapter_kit import open_store
+from mnem_adapter_kit import numbered, open_store
 from mnem_adapter_kit.testing.stores import write_foreign
-from mnem_autogen import MnemosyneMemory, codec, reader
+from mnem_autogen import MnemosyneMemory, codec
 
 
 def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:
@@ -26,7 +26,7 @@ def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:
 
 
 def test_the_reader_knows_the_codec_format() -> None:
-    assert reader.FORMAT == codec.FORMAT
+    assert numbered.FORMAT == codec.FORMAT
 
 
 async def test_each_kind_of_item_reads_as_its_user_stored_it(store: Path) -> None:
@@ -38,10 +38,10 @@ async def test_each_kind_of_item_reads_as_its_user_stored_it(store: Path) -> Non
     await memory.add(MemoryContent(content=b"\x00\x01\x02", mime_type="application/x-raw"))
     picture = Image(PILImage.new("RGB", (2, 2)))
     await memory.add(MemoryContent(content=picture, mime_type=MemoryMimeType.IMAGE))
-    readings = {node_id: reader.read(node) for node_id, node in nodes_of(store).items()}
+    readings = {node_id: numbered.read(node) for node_id, node in nodes_of(store).items()}
     await memory.clear()
     await memory.close()
-    after_clear = {node_id: reader.read(node) for node_id, node in nodes_of(store).items()}
+    after_clear = {node_id: numbered.read(node) for node_id, node in nodes_of(store).items()}
 
     first = readings["team%3Aü:0000000001"]
     assert first is not None
@@ -89,5 +89,5 @@ def test_nodes_of_other_writers_are_not_claimed(store: Path) -> None:
     )
 
     assert {
-        node_id: reader.read(node) for node_id, node in nodes_of(store).items()
+        node_id: numbered.read(node) for node_id, node in nodes_of(store).items()
     } == dict.fromkeys(nodes_of(store))

@@ -1,4 +1,4 @@
-"""How ``mnem-history`` reads this adapter's nodes: exactly the items the store decodes."""
+"""The kit's LangGraph format reads exactly the items the store decodes, as the store does."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import mnem
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnem_langgraph import reader
+from mnem_adapter_kit.formats import langgraph as spec
 from mnem_langgraph.namespaces import node_id
 from mnem_langgraph.plan import Write
 from mnem_langgraph.view import decode_node
@@ -58,7 +58,7 @@ def test_the_reader_claims_exactly_what_the_store_decodes(
         node = mnem.MemoryNode(each, content)
         stored = decode_node(node)
 
-        reading = reader.read(node)
+        reading = spec.read(node)
 
         assert (reading is None) == (stored is None), each
         if reading is not None and stored is not None:

@@ -1,4 +1,4 @@
-"""How ``mnem-history`` reads this server's nodes: exactly the ids the server lets a model write."""
+"""The kit's MCP format claims exactly the ids the server lets a model write."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnem_adapter_kit.errors import InvalidInputError
-from mnem_mcp import reader
+from mnem_adapter_kit.formats import mcp as spec
 from mnem_mcp.values import check_node_id
 
 ids = st.one_of(
@@ -28,7 +28,7 @@ def test_the_reader_claims_exactly_the_ids_the_server_writes(node_id: str) -> No
         writable = False
     node = mnem.MemoryNode(node_id, {"v": 1})
 
-    reading = reader.read(node)
+    reading = spec.read(node)
 
     assert (reading is not None) == writable
     if reading is not None:

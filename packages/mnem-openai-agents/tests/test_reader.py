@@ -1,4 +1,4 @@
-"""How ``mnem-history`` reads this adapter's nodes: items as turns of the conversation."""
+"""What this adapter writes reads back through the kit's session format as turns of talk."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 import mnem
 
 from mnem_adapter_kit import open_store
+from mnem_adapter_kit.formats.sessions import OPENAI_AGENTS
 from mnem_adapter_kit.testing.stores import write_foreign
-from mnem_openai_agents import MnemosyneSession, codec, reader
+from mnem_openai_agents import MnemosyneSession, codec
 from mnem_openai_agents import session as session_module
 
 
@@ -24,8 +25,8 @@ def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:
 
 
 def test_the_reader_knows_the_codec_format_and_the_id_family() -> None:
-    assert reader.FORMAT == codec.FORMAT
-    assert reader.FAMILY == session_module.FAMILY
+    assert OPENAI_AGENTS.format == codec.FORMAT
+    assert OPENAI_AGENTS.family == session_module.FAMILY
 
 
 async def test_items_read_as_who_said_what(store: Path) -> None:
@@ -44,12 +45,12 @@ async def test_items_read_as_who_said_what(store: Path) -> None:
     )
     await session.pop_item()
     session.close()
-    readings = {node_id: reader.read(node) for node_id, node in nodes_of(store).items()}
-    labels = {r.key: r.label for r in readings.values() if r is not None and not r.internal}
-    assert labels == {
-        "1": "chat:ü #1 user: What is the weather in Lisbon?",
-        "2": "chat:ü #2 call get_weather({})",
-        "3": "chat:ü #3 function_call_output c1: sunny",
+    readings = {node_id: OPENAI_AGENTS.read(node) for node_id, node in nodes_of(store).items()}
+    said = {r.label: r.said for r in readings.values() if r is not None and not r.internal}
+    assert said == {
+        "chat:ü #1": "user: What is the weather in Lisbon?",
+        "chat:ü #2": "call get_weather({})",
+        "chat:ü #3": "function_call_output c1: sunny",
     }
     first = readings["@openai-agents:chat%3Aü:0000000001"]
     assert first is not None
@@ -71,4 +72,4 @@ def test_other_nodes_are_not_claimed(store: Path) -> None:
             "chat:0000000001": "autogen-looking",
         },
     )
-    assert all(reader.read(node) is None for node in nodes_of(store).values())
+    assert all(OPENAI_AGENTS.read(node) is None for node in nodes_of(store).values())

@@ -4,8 +4,9 @@ Internal to the adapters (``mnem-autogen``, ``mnem-langgraph``, ``mnem-mcp``,
 ``mnem-openai-agents``, ``mnem-agent-framework``); their users never need to import it.
 What an adapter may use is ``__all__`` here and in the public modules :mod:`.errors`
 (the taxonomy), :mod:`.history` (history reads), :mod:`.numbered` (a list memory's
-layout), :mod:`.view` (readers for ``mnem-history``) and :mod:`.testing` (the
-conformance kit, installed with the ``testing`` extra). Every other module is private.
+layout), :mod:`.formats` (the other adapters' storage formats), :mod:`.view`
+(``mnem-history``'s readings) and :mod:`.testing` (the conformance kit, installed
+with the ``testing`` extra). Every other module is private.
 """
 
 from ._commit import Committed, Write, describe

@@ -29,11 +29,12 @@ from mnem_adapter_kit import (
 )
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats.sessions import AGENT_FRAMEWORK
 
 from . import messages as codec
 from .messages import Identity, Stored
 
-FAMILY = "agent-framework"
+FAMILY = AGENT_FRAMEWORK.family
 """The id family of history messages: ``@agent-framework:<session id>:<seq>``."""
 
 DEFAULT_ROOT = Path("mnemosyne") / "agent-framework-sessions"

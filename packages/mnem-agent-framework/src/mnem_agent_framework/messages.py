@@ -26,9 +26,10 @@ from agent_framework import Message
 
 from mnem_adapter_kit import from_json_text, to_json_text
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats.sessions import AGENT_FRAMEWORK
 
-FORMAT = "mnem-agent-framework/1"
-"""The ``format`` of every message node this module writes."""
+FORMAT = AGENT_FRAMEWORK.format
+"""The ``format`` of every message node this module writes (the kit's ``formats.sessions``)."""
 
 Identity = tuple[str, ...]
 """What tells two messages apart for :func:`new_messages`: the message id, else role and contents."""

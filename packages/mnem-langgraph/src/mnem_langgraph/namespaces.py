@@ -22,8 +22,8 @@ from langgraph.store.base import (
 
 from mnem_adapter_kit import Scope
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats.langgraph import FAMILY
 
-FAMILY = "langgraph"
 FAMILY_PREFIX = Scope.of("x", family=FAMILY).prefix.removesuffix("x:")
 """What every item id starts with (``@langgraph:``)."""
 SCOPES_KEPT = 1024

@@ -29,11 +29,11 @@ from langgraph.store.base import Item, SearchItem
 
 from mnem_adapter_kit import check_text, from_json_text, to_json_text
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats.langgraph import FORMAT
 from mnem_adapter_kit.history import from_ms
 
 from .namespaces import Namespace
 
-FORMAT = "mnem-langgraph/1"
 META_KEY = "_meta"
 PROVENANCE_FIELDS = ("agent_step", "observation", "tool_call", "source", "note")
 

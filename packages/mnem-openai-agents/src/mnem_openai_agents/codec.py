@@ -14,9 +14,10 @@ from typing import Any
 
 from mnem_adapter_kit import from_json_text, to_json_text
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats.sessions import OPENAI_AGENTS
 
-FORMAT = "mnem-openai-agents/1"
-"""The ``format`` of every item node this package writes (see :mod:`.reader`)."""
+FORMAT = OPENAI_AGENTS.format
+"""The ``format`` of every item node this package writes (the kit's ``formats.sessions``)."""
 
 
 def encode(item: object) -> dict[str, Any]:

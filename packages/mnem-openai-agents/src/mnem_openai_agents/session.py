@@ -26,12 +26,13 @@ from mnem_adapter_kit import (
 )
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats.sessions import OPENAI_AGENTS
 
 from . import codec
 from .history import ItemOrigin, SessionCommit, SessionItem
 from .provenance import ProvenanceHooks, provenance_of
 
-FAMILY = "openai-agents"
+FAMILY = OPENAI_AGENTS.family
 """The id family of session items: ``@openai-agents:<session id>:<seq>``."""
 
 DEFAULT_ROOT = Path("mnemosyne") / "sessions"

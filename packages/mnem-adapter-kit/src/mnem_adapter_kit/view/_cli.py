@@ -3,8 +3,9 @@
 Subcommands: ``log`` (commits, newest first, with what each changed), ``show
 ITEM`` (an item's value, origin and history), ``diff A B`` (what differs
 between two commits, per item) and ``html --out FILE`` (all of it as one
-self-contained page). Every installed adapter's reader names its own nodes;
-the rest are shown as foreign.
+self-contained page). Each adapter's items are read from its storage format
+(:mod:`mnem_adapter_kit.formats`, no adapter needed); the rest are shown as
+foreign.
 
 The store is opened without ``create`` and only read: no staging, no commit,
 no checkout. Another process holding the store is waited for, up to
@@ -30,7 +31,7 @@ from typing import Any, TextIO
 
 import mnem
 
-from .. import history
+from .. import formats, history
 from .._paths import STORE_DIR, STORE_ENV, default_store_path, store_root
 from .._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
 from ..errors import NoStoreError, StoreError, for_command
@@ -38,7 +39,7 @@ from ..history import CommitRecord, Walk
 from . import _export as export
 from . import _page as page
 from . import _text as text
-from ._readers import FOREIGN, Readers, parse_scope, warn_failures
+from ._readers import FOREIGN, Readers, parse_scope
 from ._timeline import (
     Selection,
     Step,
@@ -139,8 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.busy_timeout < 0:
         parser().error("--busy-timeout must not be negative")
-    readers = Readers.installed()
-    warn_failures(readers)
+    readers = Readers.of(formats.READERS)
     args.root = store_root(args.store)
     with _readable(args.root) as reading:
         return _run(args, readers, reading)

@@ -36,6 +36,7 @@ def version_json(version: Version) -> dict[str, Any]:
         "scope": list(reading.scope),
         "key": reading.key,
         "value": reading.value,
+        "said": reading.said,
         "details": dict(reading.details),
         "internal": reading.internal,
         "provenance": provenance_json(version.node),

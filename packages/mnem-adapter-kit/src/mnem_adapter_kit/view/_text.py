@@ -68,7 +68,13 @@ def change_line(change: Change, adapter_width: int = 9) -> str:
     head = f"  {sign} {shown.adapter:<{adapter_width}}  {clean(shown.reading.label)}"
     if change.after is None:
         return head
-    return f"{head}  {summary(change.after.reading.value)}"
+    return f"{head}  {words(change.after.reading.said)}"
+
+
+def words(text: str, width: int = SUMMARY_WIDTH) -> str:
+    """What was stored, in words: on one line, at most ``width`` characters, escaped."""
+    one = clean(" ".join(text.split()))
+    return one if len(one) <= width else one[: width - 1] + "…"
 
 
 def write_step(out: TextIO, step: Step) -> None:

@@ -87,7 +87,10 @@
     if (text === undefined) {
       const c = commits[ci];
       const parts = [c.id, c.author, c.message];
-      for (const [item] of c.changes) parts.push(items[item].id, itemLabel(items[item]));
+      for (const [item, , version] of c.changes) {
+        parts.push(items[item].id, itemLabel(items[item]));
+        if (version >= 0) parts.push(versions[version].said);
+      }
       text = parts.join("\n").toLowerCase();
       commitText.set(ci, text);
     }
@@ -123,9 +126,31 @@
       el("span", { class: "id", text: short(c.id) }),
       el("span", { class: "time", text: when(c.time_ms) }),
       el("span", { class: "author", text: c.author }),
-      el("span", { class: "msg", text: c.message + (c.parents.length > 1 ? "  (merge)" : "") }),
+      what(c, ci),
       tally(c)
     );
+  }
+  // What a commit changed, in words: its first change (the item one click away), a count of
+  // the others, then the commit's own message, muted.
+  const WORDS = 90;
+  function what(c, ci) {
+    const box = el("span", { class: "what" });
+    const message = c.message + (c.parents.length > 1 ? "  (merge)" : "");
+    if (c.changes.length) {
+      const [item, kind] = c.changes[0];
+      const v = versions[changeVersion(item, ci)];
+      box.append(el("span", { class: "sign k-" + KIND[kind], text: SIGN[KIND[kind]] }), " ",
+        el("button", { type: "button", class: "link", "data-item": items[item].id, text: v ? v.label : items[item].id }));
+      if (v && KIND[kind] !== "removed") box.append(" ", el("span", { class: "said", text: words(v.said) }));
+      if (c.changes.length > 1) box.append(el("span", { class: "muted", text: ` and ${c.changes.length - 1} more` }));
+      box.append(" ");
+    }
+    box.append(el("span", { class: "msg", text: c.changes.length ? `· ${message}` : message }));
+    return box;
+  }
+  function words(text) {
+    const one = text.replace(/\s+/g, " ").trim();
+    return one.length > WORDS ? one.slice(0, WORDS - 1) + "…" : one;
   }
   // Rows up to index `last`, appended in one go; the rest follow in slices so the page
   // answers clicks while a long history is still being listed.
@@ -153,6 +178,11 @@
   timeline.addEventListener("click", (event) => {
     const row = event.target.closest("li.row");
     if (!row || event.target.closest(".detail")) return;
+    const link = event.target.closest(".what button.link");
+    if (link) {
+      showItem(items.findIndex((it) => it.id === link.dataset.item));
+      return;
+    }
     toggleCommit(Number(row.dataset.index));
   });
   timeline.addEventListener("keydown", (event) => {
@@ -209,7 +239,7 @@
       link.addEventListener("click", () => showItem(item));
       list.append(
         el("li", null, badge(KIND[kind]), el("span", { class: "badge", text: v ? v.adapter : "?" }), link,
-          KIND[kind] !== "removed" && v ? el("span", { class: "value", text: summary(v.value) }) : null)
+          KIND[kind] !== "removed" && v ? el("span", { class: "value", text: words(v.said) }) : null)
       );
     }
     if (!c.changes.length) list.append(el("li", { class: "muted", text: "This commit changed nothing shown here." }));

@@ -1,9 +1,12 @@
-"""How ``mnem-history`` shows this adapter's nodes: ``(namespace, key)`` and the stored value.
+"""The LangGraph store's format: ``(namespace, key)`` items with their timestamps.
 
-Registered in the ``mnem_adapter_kit.readers`` entry-point group. It imports only
-the kit, so reading a store does not load LangGraph; it claims exactly the nodes
-the store itself decodes as items (a test compares it with
-:func:`mnem_langgraph.view.decode_node`).
+An item ``key`` in namespace ``(label, ...)`` is the node
+``Scope.of(*labels, family="langgraph").node_id(key)``, holding::
+
+    {"format": "mnem-langgraph/1", "value": <the item's dict as tagged JSON text>,
+     "created_at": <ms since the epoch>, "updated_at": <ms since the epoch>}
+
+Labels are non-empty and hold neither ``.`` nor NUL (LangGraph's own rule).
 """
 
 from __future__ import annotations
@@ -12,12 +15,15 @@ from typing import Any, TypeGuard
 
 import mnem
 
-from mnem_adapter_kit import Scope, from_json_text
-from mnem_adapter_kit.history import from_ms
-from mnem_adapter_kit.view import Reading
+from .._ids import Scope
+from .._values import from_json_text
+from ..history import from_ms
+from ..view import Reading
 
 FAMILY = "langgraph"
 FORMAT = "mnem-langgraph/1"
+
+__all__ = ["FAMILY", "FORMAT", "label", "read"]
 
 
 def read(node: mnem.MemoryNode) -> Reading | None:

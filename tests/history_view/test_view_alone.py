@@ -1,0 +1,100 @@
+"""``mnem-history`` with only the kit installed shows every adapter's items decoded.
+
+The view runs in an environment of its own (``view_python``): the kit's wheel and
+``mnem-agents``, no adapter, no framework. Every format it decodes there is the
+kit's specification of it (:mod:`mnem_adapter_kit.formats`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from agent_framework import Content, Message
+
+from mnem_agent_framework import MnemosyneHistoryProvider
+
+MixedStore = Any
+
+ADAPTERS = ("mnem_autogen", "mnem_langgraph", "mnem_mcp", "mnem_openai_agents")
+FRAMEWORKS = ("autogen_core", "langgraph", "mcp", "agents", "agent_framework")
+
+
+def test_the_views_environment_holds_no_adapter_and_no_framework(view_python: str) -> None:
+    script = (
+        "import importlib.util, json\n"
+        f"names = {[*ADAPTERS, 'mnem_agent_framework', *FRAMEWORKS]!r}\n"
+        "print(json.dumps([n for n in names if importlib.util.find_spec(n) is not None]))\n"
+    )
+    done = subprocess.run([view_python, "-c", script], capture_output=True, text=True, check=True)
+
+    assert json.loads(done.stdout) == []
+
+
+def changes(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [change for step in steps for change in step["changes"]]
+
+
+def side(change: dict[str, Any]) -> dict[str, Any]:
+    shown = change["after"] or change["before"]
+    assert shown is not None
+    return shown
+
+
+def test_every_item_of_every_adapter_is_decoded_and_bookkeeping_is_hidden(
+    mixed: MixedStore, history_json: Any
+) -> None:
+    everything = changes(history_json(mixed.path, "log", "--all"))
+    shown = changes(history_json(mixed.path, "log"))
+
+    foreign = {c["node_id"] for c in everything if side(c)["adapter"] == "foreign"}
+    assert foreign == {"@crewai:crew:1"}, "only the node no adapter wrote is foreign"
+    internal = {c["node_id"] for c in everything if side(c)["internal"]}
+    assert internal == {"notes:_seq"}
+    assert not any(side(c)["internal"] for c in shown)
+    said: dict[tuple[str, str], str] = {}  # the newest value of each item
+    for c in shown:
+        if c["after"]:
+            said.setdefault((side(c)["adapter"], side(c)["label"]), side(c)["said"])
+    assert said[("autogen", "notes #1")] == "the user is Ada"
+    assert said[("autogen", "travel #1")] == "the user moved to Porto"
+    assert said[("langgraph", "('a','b')/k")] == '{"fact":"plain","note":"\\u001b[2Jwiped"}'
+    assert said[("openai-agents", "chat-1 #1")] == "user: What is the weather in Lisbon?"
+    assert said[("openai-agents", "chat-1 #2")] == "assistant: Sunny, 24 degrees."
+    assert said[("mcp", "user/city")] == "Paris"
+
+
+def test_log_says_what_each_commit_changed_in_words(mixed: MixedStore, history: Any) -> None:
+    done = history(mixed.path, "log")
+
+    assert done.returncode == 0, done.stderr
+    assert "+ openai-agents  chat-1 #1  user: What is the weather in Lisbon?" in done.stdout
+    assert "+ autogen    travel #1  the user moved to Porto" in done.stdout
+    assert "~ mcp        user/city  Paris" in done.stdout
+
+
+async def test_agent_framework_messages_are_shown_as_turns_of_talk(
+    tmp_path: Path, history_json: Any
+) -> None:
+    provider = MnemosyneHistoryProvider(tmp_path)
+    await provider.save_messages(
+        "s",
+        [
+            Message("user", ["Book a table for two"]),
+            Message("assistant", [Content.from_function_call("c1", "book", arguments={"n": 2})]),
+        ],
+    )
+    store = provider.store_path_of("s")
+    await provider.close()
+
+    shown = changes(history_json(Path(store), "log"))
+    item = history_json(Path(store), "show", "s #1")
+
+    assert [(side(c)["adapter"], side(c)["label"], side(c)["said"]) for c in shown] == [
+        ("agent-framework", "s #1", "user: Book a table for two"),
+        ("agent-framework", "s #2", 'assistant: call book({"n": 2})'),
+    ]
+    assert item["current"]["adapter"] == "agent-framework"
+    assert item["current"]["value"]["role"] == "user"
