@@ -2,6 +2,12 @@
 
     uv run python benchmarks/bench_mcp.py [--smoke]    # writes results/mcp.json
 
+Two workloads. ``round_trips``: our memory tools against the reference's nearest ones.
+``graph``: the same graph tools on both (``mnem-mcp --tools knowledge-graph``, loaded with
+``import-memory-jsonl``), ``add_observations`` and ``search_nodes`` on a graph of 1,000
+entities with 5 observations each; the reference rewrites its whole file per change, ours
+commits one entity node.
+
 At each size both servers hold ``n`` notes, spawned as an MCP host spawns them and driven by
 the official ``mcp`` client in the same rounds: ``python -m mnem_mcp --store DIR`` and the
 reference server (npm ``@modelcontextprotocol/server-memory``, pinned, installed under
@@ -11,6 +17,7 @@ fsync). Without node or npm the reference is skipped, and the summary says so.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -19,6 +26,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harness import (
@@ -62,14 +70,25 @@ NAMES = {
 }
 
 
+GRAPH: dict[str, Make] = {
+    "add_observations": lambda i, k: (
+        "add_observations",
+        {"observations": [{"entityName": f"entity-{k}", "contents": [f"seen again, {i}"]}]},
+    ),
+    "search_nodes": lambda i, k: ("search_nodes", {"query": f"observation 3 of entity-{k} "}),
+}
+OBSERVATIONS = 5
+
+
 @dataclass(frozen=True)
 class Plan:
     sizes: tuple[int, ...] = (100, 1_000)
     reps: int = 150
+    graph_entities: int = 1_000
 
 
 FULL = Plan()
-SMOKE = Plan(sizes=(20,), reps=3)
+SMOKE = Plan(sizes=(20,), reps=3, graph_entities=20)
 
 
 def note(i: int) -> str:
@@ -142,6 +161,54 @@ async def bench_size(
     return {"case": f"n={n:,}", "n": n, "subjects": stats, "ratios": pairs}
 
 
+def graph_jsonl(n: int) -> str:
+    """A reference server's ``memory.jsonl`` of ``n`` entities, 5 observations each."""
+    lines = [
+        {
+            "type": "entity",
+            "name": f"entity-{i}",
+            "entityType": "fact",
+            "observations": [f"observation {j} of entity-{i} " for j in range(OBSERVATIONS)],
+        }
+        for i in range(n)
+    ]
+    return "\n".join(json.dumps(line) for line in lines)
+
+
+def imported(path: Path, n: int) -> None:
+    """A store at ``path`` holding :func:`graph_jsonl`'s graph, imported as a user would."""
+    path.mkdir(parents=True)
+    (path.parent / f"{path.name}.jsonl").write_text(graph_jsonl(n), encoding="utf-8")
+    load = ["-m", "mnem_mcp", "import-memory-jsonl", str(path.parent / f"{path.name}.jsonl")]
+    subprocess.run([sys.executable, *load, "--store", str(path)], check=True, capture_output=True)
+
+
+async def bench_graph(scratch: Scratch, plan: Plan, reference: list[str] | None) -> dict[str, Any]:
+    """The graph tools on both servers, each holding the same graph, in the same rounds."""
+    n = plan.graph_entities
+    served = scratch.fresh(await scratch.template(f"graph-{n}", lambda path: imported(path, n)))
+    folder = scratch.fresh()
+    (folder / "memory.jsonl").write_text(graph_jsonl(n), encoding="utf-8")
+    keys = random.Random(n).choices(range(n), k=plan.reps + 2)
+    async with AsyncExitStack() as stack:
+        command = ["-m", "mnem_mcp", "--store", str(served), "--tools", "knowledge-graph"]
+        server = StdioServerParameters(command=sys.executable, args=command, env=dict(os.environ))
+        ours = await stack.enter_async_context(Client(server))
+        await call_tool(ours, "read_graph")
+        steps = steps_of("mnem", ours, GRAPH, keys)
+        if reference is not None:
+            env = {"MEMORY_FILE_PATH": str(folder / "memory.jsonl")}
+            server = StdioServerParameters(command=reference[0], args=reference[1:], env=env)
+            theirs = await stack.enter_async_context(Client(server))
+            await call_tool(theirs, "read_graph")
+            steps |= steps_of("ref", theirs, GRAPH, keys)
+        samples = await interleave(steps, plan.reps, label=f"graph of {n}")
+    scratch.discard(served, folder)
+    stats = summaries(samples)
+    pairs = ratios(stats, *(f"mnem_{p}/ref_{p}" for p in GRAPH))
+    return {"case": f"{n:,} entities x {OBSERVATIONS}", "n": n, "subjects": stats, "ratios": pairs}
+
+
 async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     reference, skipped = reference_command()
     if skipped:
@@ -150,7 +217,9 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     for n in plan.sizes:
         progress(f"mnem-mcp and the reference server over stdio: n={n}")
         rows.append(await bench_size(scratch, plan, n, reference))
-    return {"reference": REFERENCE, "skipped": skipped, "round_trips": rows}
+    progress(f"the graph tools on both servers: {plan.graph_entities} entities")
+    graph = await bench_graph(scratch, plan, reference)
+    return {"reference": REFERENCE, "skipped": skipped, "round_trips": rows, "graph": [graph]}
 
 
 def summarize(found: dict[str, Any]) -> Summary:
@@ -160,13 +229,26 @@ def summarize(found: dict[str, Any]) -> Summary:
         + "."
         + (f" **The reference was skipped**: {found['skipped']}." if found["skipped"] else "")
     )
-    rows = found["round_trips"]
-    found = (
-        (f"{p}, {r['case']}", r["ratios"].get(f"mnem_{p}/ref_{p}")) for r in rows for p in NAMES
+    rows, graph = found["round_trips"], found["graph"]
+    pairs = [
+        *((f"{p}, {r['case']}", r["ratios"].get(f"mnem_{p}/ref_{p}")) for r in rows for p in NAMES),
+        *(
+            (f"{p}, {r['case']}", r["ratios"].get(f"mnem_{p}/ref_{p}"))
+            for r in graph
+            for p in GRAPH
+        ),
+    ]
+    ratio = {name: value for name, value in pairs if value}  # none without the reference
+    graph_note = (
+        "No target: context. The same tools on both servers (`--tools knowledge-graph`): "
+        "`add_observations` of one observation to a random entity, `search_nodes` for one "
+        "entity's observation; medians, and the ratio ours / the reference."
     )
-    ratio = {name: value for name, value in found if value}  # none without the reference
-    table = cases_table("MCP round trips over stdio", note, rows)
-    return Summary(tables=[table], charts={"mnem-mcp / reference server (medians)": ratio})
+    tables = [
+        cases_table("MCP round trips over stdio", note, rows),
+        cases_table("The knowledge graph's tools on both servers", graph_note, graph),
+    ]
+    return Summary(tables=tables, charts={"mnem-mcp / reference server (medians)": ratio})
 
 
 if __name__ == "__main__":

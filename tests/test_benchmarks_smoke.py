@@ -16,7 +16,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 WORKLOADS = {
     "autogen": {"add", "reads", "foreign", "turn", "profiles"},
     "langgraph": {"ops", "profiles"},
-    "mcp": {"round_trips", "reference", "skipped"},
+    "mcp": {"round_trips", "graph", "reference", "skipped"},
     "agent_framework": {"before_run", "save", "profiles"},
     "concurrency": {"throughput", "stalls"},
     "history": {"reads", "view_html"},

@@ -138,6 +138,7 @@ def _kit_dependencies(path: Path) -> Iterator[str]:
     [
         "mnem_adapter_kit.errors",
         "mnem_adapter_kit.formats",
+        "mnem_adapter_kit.formats.knowledge_graph",
         "mnem_adapter_kit.formats.langgraph",
         "mnem_adapter_kit.formats.mcp",
         "mnem_adapter_kit.formats.sessions",

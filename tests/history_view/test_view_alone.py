@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +99,26 @@ async def test_agent_framework_messages_are_shown_as_turns_of_talk(
     ]
     assert item["current"]["adapter"] == "agent-framework"
     assert item["current"]["value"]["role"] == "user"
+
+
+def test_the_knowledge_graph_is_shown_as_entities_and_relations(
+    tmp_path: Path, history_json: Any
+) -> None:
+    lines = [
+        {"type": "entity", "name": "Ada", "entityType": "person", "observations": ["likes tea"]},
+        {"type": "entity", "name": "Bob", "entityType": "person", "observations": []},
+        {"type": "relation", "from": "Ada", "to": "Bob", "relationType": "knows"},
+    ]
+    jsonl = tmp_path / "memory.jsonl"
+    jsonl.write_text("\n".join(json.dumps(line) for line in lines))
+    store = tmp_path / "graph"
+    load = [sys.executable, "-m", "mnem_mcp", "import-memory-jsonl", str(jsonl), "--store"]
+    subprocess.run([*load, str(store)], check=True, capture_output=True)
+
+    shown = changes(history_json(store, "log"))
+
+    assert [(side(c)["adapter"], side(c)["label"], side(c)["said"]) for c in shown] == [
+        ("knowledge-graph", "entity Ada", "person; likes tea"),
+        ("knowledge-graph", "entity Bob", "person"),
+        ("knowledge-graph", "relation Ada —knows→ Bob", ""),
+    ]

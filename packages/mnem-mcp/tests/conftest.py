@@ -73,9 +73,14 @@ def connect(store: Path) -> Connect:
 
     @asynccontextmanager
     async def open_session(
-        path: Path | None = None, *, harness: bool = False, **settings: Any
+        path: Path | None = None,
+        *,
+        harness: bool = False,
+        tools: str | None = None,
+        **settings: Any,
     ) -> AsyncIterator[Session]:
-        server = build_server(StoreSettings(path=path or store, **settings), harness=harness)
+        chosen = StoreSettings(path=path or store, **settings)
+        server = build_server(chosen, harness=harness, tools=tools)
         try:
             async with Client(server) as client:
                 yield Session(client)

@@ -2,7 +2,7 @@
 # Check mnem-mcp from outside the Python SDK, with the MCP Inspector CLI.
 #
 # Over stdio: lists the tools, remembers a value, recalls it and reads an error's
-# code. Over streamable HTTP: two Inspector clients write at once to one server
+# code; with --tools knowledge-graph, lists and calls the nine graph tools. Over streamable HTTP: two Inspector clients write at once to one server
 # and nothing is lost; a server that requires a token refuses the Inspector,
 # which sends none. Exits non-zero on the first failure. Needs Node (npx) and the workspace's
 # Python environment (`uv sync --all-packages`).
@@ -69,6 +69,51 @@ error = json.loads(out["content"][0]["text"])["error"]
 assert error["code"] == "invalid_ref", error
 assert out["_meta"]["mnem/error"] == error, out
 ' "an unknown commit did not come back as a tool error with code invalid_ref"
+
+# --- the knowledge-graph profile: the reference memory server's nine tools -----
+
+graph() {
+    npx -y "$inspector" --cli "$python" -m mnem_mcp --store "$work/graph" --tools knowledge-graph \
+        "$@" 2>"$work/stderr"
+}
+graph --method tools/list | expect '
+names = [tool["name"] for tool in out["tools"]]
+nine = ["create_entities", "create_relations", "add_observations", "delete_entities",
+        "delete_observations", "delete_relations", "read_graph", "search_nodes", "open_nodes"]
+assert names[:9] == nine, names
+' "tools/list with --tools knowledge-graph did not list the nine graph tools first"
+
+graph --method tools/call --tool-name create_entities --tool-arg \
+    'entities=[{"name":"Ada","entityType":"person","observations":["likes tea"]},{"name":"Bob","entityType":"person","observations":[]}]' \
+    | expect 'assert [e["name"] for e in out["structuredContent"]["entities"]] == ["Ada", "Bob"], out' \
+    "create_entities"
+graph --method tools/call --tool-name create_relations \
+    --tool-arg 'relations=[{"from":"Ada","to":"Bob","relationType":"knows"}]' \
+    | expect 'assert len(out["structuredContent"]["relations"]) == 1, out' "create_relations"
+graph --method tools/call --tool-name add_observations \
+    --tool-arg 'observations=[{"entityName":"Bob","contents":["plays go","lives in Porto"]}]' \
+    | expect 'assert out["structuredContent"]["results"][0]["addedObservations"] == ["plays go", "lives in Porto"], out' \
+    "add_observations"
+graph --method tools/call --tool-name search_nodes --tool-arg query=PORTO | expect '
+assert [e["name"] for e in out["structuredContent"]["entities"]] == ["Bob"], out
+assert len(out["structuredContent"]["relations"]) == 1, out
+' "search_nodes"
+graph --method tools/call --tool-name open_nodes --tool-arg 'names=["Ada"]' \
+    | expect 'assert [e["name"] for e in out["structuredContent"]["entities"]] == ["Ada"], out' "open_nodes"
+graph --method tools/call --tool-name delete_observations \
+    --tool-arg 'deletions=[{"entityName":"Bob","observations":["plays go"]}]' \
+    | expect 'assert out["structuredContent"]["success"] is True, out' "delete_observations"
+graph --method tools/call --tool-name delete_relations \
+    --tool-arg 'relations=[{"from":"Ada","to":"Bob","relationType":"knows"}]' \
+    | expect 'assert out["structuredContent"]["message"] == "Relations deleted successfully", out' \
+    "delete_relations"
+graph --method tools/call --tool-name delete_entities --tool-arg 'entityNames=["Ada"]' \
+    | expect 'assert out["structuredContent"]["message"] == "Entities deleted successfully", out' \
+    "delete_entities"
+graph --method tools/call --tool-name read_graph | expect '
+assert out["structuredContent"] == {"entities": [{"name": "Bob", "entityType": "person",
+    "observations": ["lives in Porto"]}], "relations": []}, out
+' "read_graph after the other eight"
 
 # --- streamable HTTP ----------------------------------------------------------
 

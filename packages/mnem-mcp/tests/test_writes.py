@@ -242,3 +242,22 @@ async def test_ids_with_slashes_dots_and_spaces_are_the_models_own(connect: Conn
         for node_id in ["user/name", "project.deadline", "a b", "%3A", "_private", "@home"]:
             await session.ok("remember", node_id=node_id, content=node_id)
         assert (await session.ok("recall"))["total"] == 6
+
+
+async def test_content_is_typed_as_any_json_value_so_schema_driven_clients_send_objects(
+    connect: Connect,
+) -> None:
+    async with connect(harness=True) as session:
+        tools = {tool.name: tool.input_schema for tool in (await session.client.list_tools()).tools}
+        await session.ok("remember", node_id="user/prefs", content={"tea": "green", "n": [1, 2]})
+        (node,) = (await session.ok("recall", node_id="user/prefs"))["nodes"]
+
+    every_type = ["object", "array", "string", "number", "boolean", "null"]
+    assert tools["remember"]["properties"]["content"]["type"] == every_type
+    assert tools["revise"]["properties"]["content"]["type"] == every_type
+    assert (
+        tools["remember_many"]["properties"]["nodes"]["items"]["properties"]["content"]["type"]
+        == every_type
+    )
+    assert tools["when_did"]["properties"]["value"]["type"] == every_type
+    assert node["content"] == {"tea": "green", "n": [1, 2]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import os
 import sys
@@ -10,13 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mnem_adapter_kit import default_store_path
-from mnem_adapter_kit.errors import StoreError, for_command
+from mnem_adapter_kit.errors import InvalidInputError, StoreError, for_command
 
-from . import __version__
+from . import __version__, graph
 from .errors import FLAGS
+from .graph_tools import GraphService
 from .http_transport import DEFAULT_PORT, TOKEN_ENV, HttpSettings, HttpSetupError, serve_http
-from .memory import StoreSettings
-from .server import build_server
+from .memory import MemoryService, StoreSettings
+from .server import PROFILES, build_server
 
 _HTTP_ONLY = ("host", "port", "token_file", "allow_host", "allow_origin")
 
@@ -46,9 +48,12 @@ def parser() -> argparse.ArgumentParser:
     )
     cli.add_argument(
         "--tools",
-        choices=("memory", "all"),
+        choices=PROFILES,
         default="memory",
-        help="'all' also lists the harness tools branch, switch and merge (default: memory)",
+        help=(
+            "'all' also lists the harness tools branch, switch and merge; 'knowledge-graph' "
+            "serves the reference memory server's graph tools instead (default: memory)"
+        ),
     )
     cli.add_argument(
         "--allow-adapter-ids",
@@ -106,8 +111,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse ``argv``, check the store, serve until the client disconnects or a signal."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == [IMPORT]:
+        raise SystemExit(import_memory_jsonl(given[1:]))
     cli = parser()
-    args = cli.parse_args(argv)
+    args = cli.parse_args(given)
     if args.busy_timeout < 0:
         cli.error("--busy-timeout must not be negative")
     http = None
@@ -129,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         busy_timeout=args.busy_timeout,
         author=args.author,
     )
-    server = build_server(settings, harness=args.tools == "all")
+    server = build_server(settings, tools=args.tools)
     try:
         try:
             server.service.check()
@@ -150,6 +158,53 @@ def main(argv: Sequence[str] | None = None) -> None:
             serve_http(server, http)
     finally:
         server.service.close()
+
+
+IMPORT = "import-memory-jsonl"
+
+
+def import_parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(
+        prog=f"mnem-mcp {IMPORT}",
+        description=(
+            "Import a reference MCP memory server's memory.jsonl into a store as one commit, "
+            "for `mnem-mcp --tools knowledge-graph` to serve."
+        ),
+    )
+    cli.add_argument("file", metavar="FILE", help="the memory.jsonl to import")
+    cli.add_argument(
+        "--store",
+        metavar="PATH",
+        help=f"the store to import into (default: $MNEM_STORE, else {default_store_path()})",
+    )
+    cli.add_argument("--author", default="mnem-mcp", help="the commit's author (default: mnem-mcp)")
+    return cli
+
+
+def import_memory_jsonl(argv: Sequence[str]) -> int:
+    """``mnem-mcp import-memory-jsonl FILE``: the exit status (0, or 1 with the reason)."""
+    args = import_parser().parse_args(argv)
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"mnem-mcp: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 1
+    service = MemoryService(StoreSettings(path=args.store, author=args.author))
+    try:
+        imported = graph.parse_jsonl(text)
+        message = (
+            f"import {Path(args.file).name}: {len(imported.entities)} entities, "
+            f"{len(imported.relations)} relations"
+        )
+        asyncio.run(GraphService(service).load(imported, message))
+    except (StoreError, InvalidInputError) as exc:
+        shown = for_command(exc, FLAGS) if isinstance(exc, StoreError) else str(exc)
+        print(f"mnem-mcp: cannot import {args.file}: {shown}", file=sys.stderr)
+        return 1
+    finally:
+        service.close()
+    print(f"mnem-mcp: {message} into {service.root}")
+    return 0
 
 
 def _http_settings(args: argparse.Namespace) -> HttpSettings:

@@ -23,7 +23,7 @@ from typing import Any, Literal, TypeVar
 
 import mnem
 
-from mnem_adapter_kit import Committed, Mirror, check_text, describe, open_store
+from mnem_adapter_kit import Committed, Mirror, Store, check_text, describe, open_store
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import BusyError, InvalidInputError, InvalidRefError
 from mnem_adapter_kit.history import CommitRecord, branch_of
@@ -92,6 +92,11 @@ class MemoryService:
         self._diffs: OrderedDict[tuple[str | None, str | None], tuple[_NodeDiff, ...]] = (
             OrderedDict()
         )
+
+    @property
+    def store(self) -> Store:
+        """The store this service reads and writes (for the knowledge graph's tools)."""
+        return self._store
 
     @property
     def root(self) -> str:

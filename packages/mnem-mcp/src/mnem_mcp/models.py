@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import mnem
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -77,11 +77,18 @@ ProvenanceArg = Annotated[
 ]
 
 
+JSON_TYPES: dict[str, Any] = {"type": ["object", "array", "string", "number", "boolean", "null"]}
+"""The schema of "any JSON value", spelled out: a client building its form from the schema
+(the MCP Inspector) then offers JSON, and sends an object as an object, not as its text."""
+
+
 class NewNode(_Input):
     """One memory to write."""
 
     node_id: NodeId
-    content: JsonValue = Field(description="What to remember: any JSON value.")
+    content: JsonValue = Field(
+        description="What to remember: any JSON value.", json_schema_extra=JSON_TYPES
+    )
     provenance: ProvenanceArg = None
     event_time: EventTime = None
 
@@ -89,7 +96,9 @@ class NewNode(_Input):
 class ContentResolution(_Input):
     """Resolve a merge conflict by setting the node to this content."""
 
-    content: JsonValue = Field(description="The node's content after the merge.")
+    content: JsonValue = Field(
+        description="The node's content after the merge.", json_schema_extra=JSON_TYPES
+    )
 
 
 Resolution = Literal["ours", "theirs", "base", "delete"] | ContentResolution

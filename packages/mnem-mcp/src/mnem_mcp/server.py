@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from . import __version__
 from .errors import Failure, failure_of
+from .graph_tools import GraphService, build_graph_tools
 from .memory import MemoryService, StoreSettings
 from .resources import add_resources
 from .stdio_transport import is_pipe, loop_stdio
@@ -32,6 +33,16 @@ store any JSON value. Use `remember` for new facts, `revise` when a belief chang
 `forget` when it no longer holds. Other agents may share this memory: `whats_new`
 with the `head` you saw last shows what they changed."""
 
+GRAPH_INSTRUCTIONS = """\
+A persistent knowledge graph of entities (a name, a type, observations) and the
+relations between them, with history. Every change is a commit: nothing is lost.
+Ask why an entity has an observation (`why_observation`) or why a relation holds
+(`why_relation`), read the graph as it was (`read_graph_at`) and see what changed
+since a commit you saw (`graph_changes`)."""
+
+PROFILES = ("memory", "all", "knowledge-graph")
+"""What ``--tools`` chooses: the memory tools, those and the harness tools, or the graph's."""
+
 
 class MnemServer(MCPServer[dict[str, Any]]):
     """An ``MCPServer`` whose failed tool calls carry a taxonomy code.
@@ -42,17 +53,20 @@ class MnemServer(MCPServer[dict[str, Any]]):
     exist is a JSON-RPC ``-32602`` error carrying the same object in ``data``.
     """
 
-    def __init__(self, service: MemoryService, *, harness: bool) -> None:
+    def __init__(self, service: MemoryService, *, tools: str = "memory") -> None:
+        graph = tools == "knowledge-graph"
         super().__init__(
             "mnem-mcp",
-            title="Mnemosyne memory",
-            instructions=INSTRUCTIONS,
+            title="Mnemosyne knowledge graph" if graph else "Mnemosyne memory",
+            instructions=GRAPH_INSTRUCTIONS if graph else INSTRUCTIONS,
             version=__version__,
-            tools=build_tools(service, harness=harness),
+            tools=build_graph_tools(GraphService(service))
+            if graph
+            else build_tools(service, harness=tools == "all"),
             log_level="WARNING",
         )
         self.service = service
-        self.harness = harness
+        self.harness = tools == "all"
         add_resources(self, service)
 
     async def call_tool(
@@ -100,6 +114,14 @@ class MnemServer(MCPServer[dict[str, Any]]):
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
-def build_server(settings: StoreSettings, *, harness: bool = False) -> MnemServer:
-    """A server on the store ``settings`` names; ``harness`` lists branch/switch/merge too."""
-    return MnemServer(MemoryService(settings), harness=harness)
+def build_server(
+    settings: StoreSettings, *, harness: bool = False, tools: str | None = None
+) -> MnemServer:
+    """A server on the store ``settings`` names, serving the ``tools`` profile (:data:`PROFILES`).
+
+    ``harness`` is the ``"all"`` profile: the memory tools and branch/switch/merge.
+    """
+    chosen = tools if tools is not None else ("all" if harness else "memory")
+    if chosen not in PROFILES:
+        raise ValueError(f"tools must be one of {', '.join(PROFILES)}, not {chosen!r}")
+    return MnemServer(MemoryService(settings), tools=chosen)

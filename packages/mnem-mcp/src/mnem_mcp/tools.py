@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field, JsonValue
 
 from .memory import DEFAULT_PAGE, DEFAULT_SEARCH_PAGE, Condition, MemoryService
 from .models import (
+    JSON_TYPES,
     BranchState,
     CommitRef,
     EventTime,
@@ -39,7 +40,10 @@ HARNESS_TOOLS = ("branch", "switch", "merge")
 
 Content = Annotated[
     JsonValue,
-    Field(description="What to remember: any JSON value (text, number, object, list, ...)."),
+    Field(
+        description="What to remember: any JSON value (text, number, object, list, ...).",
+        json_schema_extra=JSON_TYPES,
+    ),
 ]
 Message = Annotated[
     str | None,
@@ -247,7 +251,10 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
         condition: Annotated[Condition, Field(description="What must be true of the node.")],
         value: Annotated[
             JsonValue,
-            Field(description="With 'equals': the exact value to look for (null for null)."),
+            Field(
+                description="With 'equals': the exact value to look for (null for null).",
+                json_schema_extra=JSON_TYPES,
+            ),
         ] = None,
     ) -> WhenDid:
         return await service.when_did(node_id, condition, value)
@@ -304,23 +311,23 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
         read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
     tools = [
-        _tool(remember, "Remember", _REMEMBER, writes, structured={"provenance"}),
-        _tool(revise, "Revise a belief", _REVISE, writes, structured={"provenance"}),
-        _tool(remember_many, "Remember several", _REMEMBER_MANY, writes, structured={"nodes"}),
-        _tool(forget, "Forget", _FORGET, removes),
-        _tool(recall, "Recall", _RECALL, reads),
-        _tool(recall_at, "Recall as of a commit", _RECALL_AT, reads),
-        _tool(search, "Search", _SEARCH, reads),
-        _tool(history, "History", _HISTORY, reads),
-        _tool(why, "Why", _WHY, reads),
-        _tool(when_did, "When did", _WHEN_DID, reads),
-        _tool(whats_new, "What's new", _WHATS_NEW, reads),
+        tool_of(remember, "Remember", _REMEMBER, writes, structured={"provenance"}),
+        tool_of(revise, "Revise a belief", _REVISE, writes, structured={"provenance"}),
+        tool_of(remember_many, "Remember several", _REMEMBER_MANY, writes, structured={"nodes"}),
+        tool_of(forget, "Forget", _FORGET, removes),
+        tool_of(recall, "Recall", _RECALL, reads),
+        tool_of(recall_at, "Recall as of a commit", _RECALL_AT, reads),
+        tool_of(search, "Search", _SEARCH, reads),
+        tool_of(history, "History", _HISTORY, reads),
+        tool_of(why, "Why", _WHY, reads),
+        tool_of(when_did, "When did", _WHEN_DID, reads),
+        tool_of(whats_new, "What's new", _WHATS_NEW, reads),
     ]
     if harness:
         tools += [
-            _tool(branch, "Create a branch", _BRANCH, writes),
-            _tool(switch, "Switch branch", _SWITCH, moves),
-            _tool(merge, "Merge a branch", _MERGE, writes, structured={"resolutions"}),
+            tool_of(branch, "Create a branch", _BRANCH, writes),
+            tool_of(switch, "Switch branch", _SWITCH, moves),
+            tool_of(merge, "Merge a branch", _MERGE, writes, structured={"resolutions"}),
         ]
     return tools
 
@@ -344,17 +351,19 @@ class _StructuredOnly(FuncMetadata):
         }
 
 
-def _tool(
+def tool_of(
     fn: Any,
     title: str,
     description: str,
     annotations: ToolAnnotations,
     *,
     structured: set[str] | None = None,
+    loose: bool = False,
 ) -> Tool:
+    """A tool running ``fn``; unknown arguments are refused unless ``loose`` (then dropped)."""
     tool = Tool.from_function(fn, title=title, description=description, annotations=annotations)
     meta = tool.fn_metadata
-    arguments = _refusing_unknown(meta.arg_model)
+    arguments = meta.arg_model if loose else _refusing_unknown(meta.arg_model)
     return tool.model_copy(
         update={
             "parameters": inline_refs(arguments.model_json_schema(by_alias=True)),

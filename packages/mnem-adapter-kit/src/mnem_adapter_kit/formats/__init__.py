@@ -13,6 +13,7 @@ what it writes reads back here as its own decoder reads it.
 | ``autogen`` | list memory items (``mnem-autogen/1``), also written by Agent Framework's context provider | :mod:`mnem_adapter_kit.numbered` |
 | ``langgraph`` | LangGraph store items (``mnem-langgraph/1``) | :mod:`.langgraph` |
 | ``mcp`` | the MCP server's nodes (plain ids, plain JSON) | :mod:`.mcp` |
+| ``knowledge-graph`` | the MCP server's knowledge graph (``mnem-knowledge-graph/1``) | :mod:`.knowledge_graph` |
 | ``openai-agents``, ``agent-framework`` | session items and messages | :mod:`.sessions` |
 """
 
@@ -22,15 +23,16 @@ from collections.abc import Mapping
 
 from .. import numbered
 from ..view import Reader
-from . import langgraph, mcp, sessions
+from . import knowledge_graph, langgraph, mcp, sessions
 
 READERS: Mapping[str, Reader] = {
     "agent-framework": sessions.AGENT_FRAMEWORK.read,
     "autogen": numbered.read,
+    "knowledge-graph": knowledge_graph.read,
     "langgraph": langgraph.read,
     "mcp": mcp.read,
     "openai-agents": sessions.OPENAI_AGENTS.read,
 }
 """The view's readers by name. They claim disjoint sets of nodes; the rest are foreign."""
 
-__all__ = ["READERS", "langgraph", "mcp", "sessions"]
+__all__ = ["READERS", "knowledge_graph", "langgraph", "mcp", "sessions"]

@@ -1,0 +1,286 @@
+"""The knowledge graph, as the reference MCP memory server keeps it, over numbered nodes.
+
+A :class:`Graph` is the entities and relations in the order they were made, each
+with its node id (:mod:`mnem_adapter_kit.formats.knowledge_graph`). Each tool is a
+function from a graph and its arguments to its result and a :class:`Change`: the
+nodes to put and remove and a commit message naming what changed. The rules are
+the reference server's (``@modelcontextprotocol/server-memory``): an entity is a
+duplicate if a stored one has its name, a relation if a stored one has all three
+fields, duplicates within one call are kept, a missing entity fails
+``add_observations`` and is skipped elsewhere, deleting an entity deletes the
+relations from or to its name, and searches ignore case.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnem_adapter_kit import describe
+from mnem_adapter_kit.errors import InvalidInputError, NotFoundError
+from mnem_adapter_kit.formats.knowledge_graph import (
+    ENTITIES,
+    FORMAT,
+    RELATIONS,
+    entity_of,
+    relation_of,
+)
+
+MISSING_HINT = "Create it with create_entities first, or find its name with search_nodes."
+Entity = dict[str, Any]
+"""``{"name", "entityType", "observations"}``, in that order, as the tools show it."""
+Relation = dict[str, str]
+"""``{"from", "to", "relationType"}``, in that order."""
+
+
+def entity(name: str, entity_type: str, observations: Iterable[str]) -> Entity:
+    return {"name": name, "entityType": entity_type, "observations": list(observations)}
+
+
+def relation(source: str, target: str, relation_type: str) -> Relation:
+    return {"from": source, "to": target, "relationType": relation_type}
+
+
+def stored(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's content for an entity or a relation."""
+    return {"format": FORMAT, **record}
+
+
+def decode(content: Any) -> Entity | Relation | int | None:
+    """What a graph node holds: an entity, a relation, a sequence mark, or ``None``."""
+    if isinstance(content, int) and not isinstance(content, bool):
+        return content
+    return entity_of(content) or relation_of(content)
+
+
+@dataclass
+class Change:
+    """What one tool call writes: nodes put, nodes removed, and the commit's message."""
+
+    puts: dict[str, Any] = field(default_factory=dict)
+    removes: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Graph:
+    """Entities and relations in the order made, each ``(node id, record)``."""
+
+    entities: tuple[tuple[str, Entity], ...] = ()
+    relations: tuple[tuple[str, Relation], ...] = ()
+    entity_seq: int = 0
+    relation_seq: int = 0
+
+    @classmethod
+    def of(cls, nodes: Mapping[str, Any], ids: Sequence[str]) -> Graph:
+        """The graph of decoded graph nodes (``ids`` in order: numbers sort as made)."""
+        entities, relations = [], []
+        entity_seq = relation_seq = 0
+        for node_id in ids:
+            record = nodes[node_id]
+            if node_id == ENTITIES.sequence_id and isinstance(record, int):
+                entity_seq = max(entity_seq, record)
+            elif node_id == RELATIONS.sequence_id and isinstance(record, int):
+                relation_seq = max(relation_seq, record)
+            elif not isinstance(record, dict):
+                continue
+            elif (seq := ENTITIES.sequence_of(node_id)) is not None and "name" in record:
+                entities.append((node_id, record))
+                entity_seq = max(entity_seq, seq)
+            elif (seq := RELATIONS.sequence_of(node_id)) is not None and "from" in record:
+                relations.append((node_id, record))
+                relation_seq = max(relation_seq, seq)
+        return cls(tuple(entities), tuple(relations), entity_seq, relation_seq)
+
+    def as_json(self) -> dict[str, list[Any]]:
+        return {
+            "entities": [record for _, record in self.entities],
+            "relations": [record for _, record in self.relations],
+        }
+
+    def subgraph(self, chosen: Sequence[tuple[str, Entity]]) -> dict[str, list[Any]]:
+        """``chosen`` with every relation from or to one of their names."""
+        names = {record["name"] for _, record in chosen}
+        return {
+            "entities": [record for _, record in chosen],
+            "relations": [
+                record
+                for _, record in self.relations
+                if record["from"] in names or record["to"] in names
+            ],
+        }
+
+    def first_named(self, name: str) -> tuple[str, Entity] | None:
+        return next(((i, e) for i, e in self.entities if e["name"] == name), None)
+
+
+# --- the tools that change the graph --------------------------------------------------------
+
+
+def create_entities(graph: Graph, given: Sequence[Entity]) -> tuple[list[Entity], Change]:
+    known = {record["name"] for _, record in graph.entities}
+    new = [record for record in given if record["name"] not in known]
+    change = Change()
+    seq = graph.entity_seq
+    for record in new:
+        seq += 1
+        change.puts[ENTITIES.sequence_item_id(seq)] = stored(record)
+    if new:
+        change.puts[ENTITIES.sequence_id] = seq
+    change.message = describe("create entities", [record["name"] for record in new])
+    return new, change
+
+
+def create_relations(graph: Graph, given: Sequence[Relation]) -> tuple[list[Relation], Change]:
+    known = {_key(record) for _, record in graph.relations}
+    new = [record for record in given if _key(record) not in known]
+    change = Change()
+    seq = graph.relation_seq
+    for record in new:
+        seq += 1
+        change.puts[RELATIONS.sequence_item_id(seq)] = stored(record)
+    if new:
+        change.puts[RELATIONS.sequence_id] = seq
+    change.message = describe("create relations", [_said(record) for record in new])
+    return new, change
+
+
+def add_observations(
+    graph: Graph, given: Sequence[tuple[str, Sequence[str]]]
+) -> tuple[list[dict[str, Any]], Change]:
+    """Each ``(entity name, contents)`` in turn; a missing entity fails the whole call."""
+    working: dict[str, Entity] = {}
+    results = []
+    for name, contents in given:
+        found = graph.first_named(name)
+        if found is None:
+            raise NotFoundError(f"Entity with name {name} not found", hint=MISSING_HINT)
+        node_id, record = found
+        current = working.setdefault(node_id, {**record})
+        added = [text for text in contents if text not in current["observations"]]
+        current["observations"] = [*current["observations"], *added]
+        results.append({"entityName": name, "addedObservations": added})
+    change = Change()
+    counts = {}
+    original = dict(graph.entities)
+    for node_id, record in working.items():
+        before = original[node_id]["observations"]
+        if record["observations"] != before:
+            change.puts[node_id] = stored(record)
+            counts[record["name"]] = len(record["observations"]) - len(before)
+    change.message = describe(
+        "add observations to", [f"{name} (+{count})" for name, count in counts.items()]
+    )
+    return results, change
+
+
+def delete_entities(graph: Graph, names: Sequence[str]) -> Change:
+    doomed = set(names)
+    change = Change()
+    gone = [(i, e["name"]) for i, e in graph.entities if e["name"] in doomed]
+    cut = [i for i, r in graph.relations if r["from"] in doomed or r["to"] in doomed]
+    change.removes = [i for i, _ in gone] + cut
+    message = describe("delete entities", [name for _, name in gone])
+    if cut:
+        message += f" and {len(cut)} relation{'s' if len(cut) != 1 else ''} of theirs"
+    change.message = message if gone else describe("delete relations of", sorted(doomed))
+    return change
+
+
+def delete_observations(graph: Graph, given: Sequence[tuple[str, Sequence[str]]]) -> Change:
+    working: dict[str, Entity] = {}
+    for name, doomed in given:
+        found = graph.first_named(name)
+        if found is None:
+            continue
+        node_id, record = found
+        current = working.setdefault(node_id, {**record})
+        current["observations"] = [o for o in current["observations"] if o not in doomed]
+    change = Change()
+    counts = {}
+    original = dict(graph.entities)
+    for node_id, record in working.items():
+        before = original[node_id]["observations"]
+        if record["observations"] != before:
+            change.puts[node_id] = stored(record)
+            counts[record["name"]] = len(before) - len(record["observations"])
+    change.message = describe(
+        "delete observations from", [f"{name} (-{count})" for name, count in counts.items()]
+    )
+    return change
+
+
+def delete_relations(graph: Graph, given: Sequence[Relation]) -> Change:
+    doomed = {_key(record) for record in given}
+    change = Change()
+    gone = [(i, r) for i, r in graph.relations if _key(r) in doomed]
+    change.removes = [i for i, _ in gone]
+    change.message = describe("delete relations", [_said(r) for _, r in gone])
+    return change
+
+
+# --- the tools that read it -----------------------------------------------------------------
+
+
+def search_nodes(graph: Graph, query: str) -> dict[str, list[Any]]:
+    """Entities whose name, type or an observation contains ``query``, case ignored."""
+    needle = query.lower()
+    return graph.subgraph(
+        [
+            (node_id, record)
+            for node_id, record in graph.entities
+            if needle in record["name"].lower()
+            or needle in record["entityType"].lower()
+            or any(needle in text.lower() for text in record["observations"])
+        ]
+    )
+
+
+def open_nodes(graph: Graph, names: Sequence[str]) -> dict[str, list[Any]]:
+    wanted = set(names)
+    return graph.subgraph([(i, e) for i, e in graph.entities if e["name"] in wanted])
+
+
+# --- importing a reference server's file ----------------------------------------------------
+
+
+def parse_jsonl(text: str) -> Graph:
+    """The graph a reference server's ``memory.jsonl`` holds, in its order.
+
+    As the reference reads it: blank lines and lines of another ``type`` are
+    skipped; a line that is not JSON, or an entity or relation missing a field,
+    is refused with its line number.
+    """
+    entities: list[tuple[str, Entity]] = []
+    relations: list[tuple[str, Relation]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise InvalidInputError(f"line {number} is not JSON: {exc}") from None
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "entity":
+            record = entity_of({"format": FORMAT, **item})
+            if record is None:
+                raise InvalidInputError(
+                    f"line {number}: an entity needs name, entityType, observations"
+                )
+            entities.append((ENTITIES.sequence_item_id(len(entities) + 1), record))
+        elif kind == "relation":
+            found = relation_of({"format": FORMAT, **item})
+            if found is None:
+                raise InvalidInputError(f"line {number}: a relation needs from, to, relationType")
+            relations.append((RELATIONS.sequence_item_id(len(relations) + 1), found))
+    return Graph(tuple(entities), tuple(relations), len(entities), len(relations))
+
+
+def _key(record: Relation) -> tuple[str, str, str]:
+    return record["from"], record["to"], record["relationType"]
+
+
+def _said(record: Relation) -> str:
+    return f"{record['from']} {record['relationType']} {record['to']}"
