@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from mnem_adapter_kit import describe
@@ -80,16 +81,18 @@ class Graph:
         entity_seq = relation_seq = 0
         for node_id in ids:
             record = nodes[node_id]
-            if node_id == ENTITIES.sequence_id and isinstance(record, int):
-                entity_seq = max(entity_seq, record)
-            elif node_id == RELATIONS.sequence_id and isinstance(record, int):
-                relation_seq = max(relation_seq, record)
-            elif not isinstance(record, dict):
+            place = _place(node_id)
+            if place is None:
                 continue
-            elif (seq := ENTITIES.sequence_of(node_id)) is not None and "name" in record:
+            kind, seq = place
+            if kind == "entity mark" and isinstance(record, int):
+                entity_seq = max(entity_seq, record)
+            elif kind == "relation mark" and isinstance(record, int):
+                relation_seq = max(relation_seq, record)
+            elif kind == "entity" and isinstance(record, dict) and "name" in record:
                 entities.append((node_id, record))
                 entity_seq = max(entity_seq, seq)
-            elif (seq := RELATIONS.sequence_of(node_id)) is not None and "from" in record:
+            elif kind == "relation" and isinstance(record, dict) and "from" in record:
                 relations.append((node_id, record))
                 relation_seq = max(relation_seq, seq)
         return cls(tuple(entities), tuple(relations), entity_seq, relation_seq)
@@ -224,16 +227,41 @@ def delete_relations(graph: Graph, given: Sequence[Relation]) -> Change:
 # --- the tools that read it -----------------------------------------------------------------
 
 
-def search_nodes(graph: Graph, query: str) -> dict[str, list[Any]]:
+class SearchIndex:
+    """Each entity's texts lower-cased, kept while its record stays the same object.
+
+    A graph's unchanged entities are the same objects from one version to the next
+    (the mirror decodes a node once, when it changes), so a search after a write
+    lower-cases only what the write changed. All of an entity's texts are also kept
+    joined: a text not in the joined string is in none of them, so most entities
+    are ruled out by one substring test.
+    """
+
+    def __init__(self) -> None:
+        self._texts: dict[str, tuple[Entity, str, tuple[str, ...]]] = {}
+
+    def texts(self, graph: Graph) -> list[tuple[str, tuple[str, ...]]]:
+        """Per entity of ``graph``, in order: its texts joined, and each of them."""
+        fresh = {}
+        for node_id, record in graph.entities:
+            known = self._texts.get(node_id)
+            if known is None or known[0] is not record:
+                texts = (record["name"], record["entityType"], *record["observations"])
+                lowered = tuple(text.lower() for text in texts)
+                known = (record, "\x00".join(lowered), lowered)
+            fresh[node_id] = known
+        self._texts = fresh
+        return [(joined, lowered) for _, joined, lowered in fresh.values()]
+
+
+def search_nodes(graph: Graph, query: str, index: SearchIndex) -> dict[str, list[Any]]:
     """Entities whose name, type or an observation contains ``query``, case ignored."""
     needle = query.lower()
     return graph.subgraph(
         [
-            (node_id, record)
-            for node_id, record in graph.entities
-            if needle in record["name"].lower()
-            or needle in record["entityType"].lower()
-            or any(needle in text.lower() for text in record["observations"])
+            found
+            for found, (joined, texts) in zip(graph.entities, index.texts(graph), strict=True)
+            if needle in joined and any(needle in text for text in texts)
         ]
     )
 
@@ -276,6 +304,18 @@ def parse_jsonl(text: str) -> Graph:
                 raise InvalidInputError(f"line {number}: a relation needs from, to, relationType")
             relations.append((RELATIONS.sequence_item_id(len(relations) + 1), found))
     return Graph(tuple(entities), tuple(relations), len(entities), len(relations))
+
+
+@lru_cache(maxsize=1 << 16)
+def _place(node_id: str) -> tuple[str, int] | None:
+    """Where a graph node id belongs: an entity or relation and its number, or a mark."""
+    for scope, kind in ((ENTITIES, "entity"), (RELATIONS, "relation")):
+        if node_id == scope.sequence_id:
+            return f"{kind} mark", 0
+        seq = scope.sequence_of(node_id)
+        if seq is not None:
+            return kind, seq
+    return None
 
 
 def _key(record: Relation) -> tuple[str, str, str]:

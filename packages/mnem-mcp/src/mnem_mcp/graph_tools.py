@@ -218,6 +218,7 @@ class GraphService:
         self._service = service
         self._mirror: Mirror[Any] = Mirror(_is_graph_node, _decode)
         self._built: tuple[int, Graph] | None = None
+        self.index = graph.SearchIndex()
 
     def _graph(self) -> Graph:
         version = self._mirror.version
@@ -379,7 +380,7 @@ def build_graph_tools(service: GraphService) -> list[Tool]:
         return _result(found, found)
 
     async def search_nodes(query: str) -> CallToolResult:
-        found = graph.search_nodes(await service.read(), query)
+        found = graph.search_nodes(await service.read(), query, service.index)
         return _result(found, found)
 
     async def open_nodes(names: list[str]) -> CallToolResult:
