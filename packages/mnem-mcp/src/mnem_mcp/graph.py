@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from mnem_adapter_kit import describe
+from mnem_adapter_kit import Scope, describe
 from mnem_adapter_kit.errors import InvalidInputError, NotFoundError
 from mnem_adapter_kit.formats.knowledge_graph import (
     ENTITIES,
@@ -125,29 +125,15 @@ class Graph:
 def create_entities(graph: Graph, given: Sequence[Entity]) -> tuple[list[Entity], Change]:
     known = {record["name"] for _, record in graph.entities}
     new = [record for record in given if record["name"] not in known]
-    change = Change()
-    seq = graph.entity_seq
-    for record in new:
-        seq += 1
-        change.puts[ENTITIES.sequence_item_id(seq)] = stored(record)
-    if new:
-        change.puts[ENTITIES.sequence_id] = seq
-    change.message = describe("create entities", [record["name"] for record in new])
-    return new, change
+    names = [record["name"] for record in new]
+    return new, _appended(ENTITIES, graph.entity_seq, new, describe("create entities", names))
 
 
 def create_relations(graph: Graph, given: Sequence[Relation]) -> tuple[list[Relation], Change]:
     known = {_key(record) for _, record in graph.relations}
     new = [record for record in given if _key(record) not in known]
-    change = Change()
-    seq = graph.relation_seq
-    for record in new:
-        seq += 1
-        change.puts[RELATIONS.sequence_item_id(seq)] = stored(record)
-    if new:
-        change.puts[RELATIONS.sequence_id] = seq
-    change.message = describe("create relations", [_said(record) for record in new])
-    return new, change
+    message = describe("create relations", [_said(record) for record in new])
+    return new, _appended(RELATIONS, graph.relation_seq, new, message)
 
 
 def add_observations(
@@ -165,18 +151,7 @@ def add_observations(
         added = [text for text in contents if text not in current["observations"]]
         current["observations"] = [*current["observations"], *added]
         results.append({"entityName": name, "addedObservations": added})
-    change = Change()
-    counts = {}
-    original = dict(graph.entities)
-    for node_id, record in working.items():
-        before = original[node_id]["observations"]
-        if record["observations"] != before:
-            change.puts[node_id] = stored(record)
-            counts[record["name"]] = len(record["observations"]) - len(before)
-    change.message = describe(
-        "add observations to", [f"{name} (+{count})" for name, count in counts.items()]
-    )
-    return results, change
+    return results, _rewritten(graph, working, "add observations to", "+")
 
 
 def delete_entities(graph: Graph, names: Sequence[str]) -> Change:
@@ -201,18 +176,7 @@ def delete_observations(graph: Graph, given: Sequence[tuple[str, Sequence[str]]]
         node_id, record = found
         current = working.setdefault(node_id, {**record})
         current["observations"] = [o for o in current["observations"] if o not in doomed]
-    change = Change()
-    counts = {}
-    original = dict(graph.entities)
-    for node_id, record in working.items():
-        before = original[node_id]["observations"]
-        if record["observations"] != before:
-            change.puts[node_id] = stored(record)
-            counts[record["name"]] = len(before) - len(record["observations"])
-    change.message = describe(
-        "delete observations from", [f"{name} (-{count})" for name, count in counts.items()]
-    )
-    return change
+    return _rewritten(graph, working, "delete observations from", "-")
 
 
 def delete_relations(graph: Graph, given: Sequence[Relation]) -> Change:
@@ -304,6 +268,31 @@ def parse_jsonl(text: str) -> Graph:
                 raise InvalidInputError(f"line {number}: a relation needs from, to, relationType")
             relations.append((RELATIONS.sequence_item_id(len(relations) + 1), found))
     return Graph(tuple(entities), tuple(relations), len(entities), len(relations))
+
+
+def _appended(scope: Scope, seq: int, records: Sequence[Any], message: str) -> Change:
+    """``records`` as new nodes of ``scope`` numbered after ``seq``, and the mark moved on."""
+    change = Change(message=message)
+    for number, record in enumerate(records, start=seq + 1):
+        change.puts[scope.sequence_item_id(number)] = stored(record)
+    if records:
+        change.puts[scope.sequence_id] = seq + len(records)
+    return change
+
+
+def _rewritten(graph: Graph, working: Mapping[str, Entity], verb: str, sign: str) -> Change:
+    """The entities of ``working`` whose observations changed, each ``Name (+N)`` in the message."""
+    change, shown = Change(), []
+    original = dict(graph.entities)
+    for node_id, record in working.items():
+        before = original[node_id]["observations"]
+        if record["observations"] != before:
+            change.puts[node_id] = stored(record)
+            shown.append(
+                f"{record['name']} ({sign}{abs(len(record['observations']) - len(before))})"
+            )
+    change.message = describe(verb, shown)
+    return change
 
 
 @lru_cache(maxsize=1 << 16)
