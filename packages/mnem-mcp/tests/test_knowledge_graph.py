@@ -8,6 +8,7 @@ history tools, the import, and the graph's nodes as ``mnem-history`` shows them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -269,3 +270,26 @@ async def test_a_graph_session_is_served_over_stdio(spawn: Connect) -> None:
     assert found.structured_content == {"entities": [ADA], "relations": []}
     assert json.loads(found.content[0].text) == found.structured_content  # type: ignore[union-attr]
     assert found.content[0].text.startswith('{\n  "entities"')  # type: ignore[union-attr]
+
+
+async def test_hundreds_of_gathered_calls_and_a_second_server_lose_nothing(
+    connect: Connect, spawn: Connect, store: Path
+) -> None:
+    names = [f"e{i}" for i in range(100)]
+    async with graph_session(connect) as session:
+        await session.ok("create_entities", entities=[{**BOB, "name": n} for n in names])
+        async with spawn("--tools", "knowledge-graph") as other:
+
+            async def observe(who: Any, name: str, text: str) -> None:
+                contents = {"entityName": name, "contents": [text]}
+                await who.ok("add_observations", observations=[contents])
+
+            await asyncio.gather(
+                *(observe(session, n, "seen here") for n in names),
+                *(observe(other, n, "seen there") for n in names),
+                *(session.ok("search_nodes", query="seen") for _ in range(100)),
+            )
+        graph = await session.ok("read_graph")
+
+    assert all(sorted(e["observations"]) == ["seen here", "seen there"] for e in graph["entities"])
+    assert len(commits(store)) == 1 + 200, "one commit per changing call"
