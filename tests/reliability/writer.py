@@ -19,6 +19,7 @@ from mnem_autogen import BusyError, MnemosyneMemory
 
 async def write(store: str, name: str, count: int, clear_every: int, tag: str) -> None:
     memory = MnemosyneMemory(name, store, busy_timeout=30)
+    await memory.query()  # opens (and on the first run creates) the store before "ready"
     print("ready", flush=True)
     for i in range(count):
         value = f"{tag}-{i}"

@@ -153,7 +153,7 @@ def _build_and_move_in(root: str) -> None:
             record.write(built)
         os.mkdir(built, 0o700)
         mnem.init(built)
-        shutil.copytree(os.path.join(built, STORE_DIR), os.path.join(aside, STORE_DIR))
+        copy_store_dir(os.path.join(built, STORE_DIR), os.path.join(aside, STORE_DIR))
         try:
             os.rename(os.path.join(aside, STORE_DIR), os.path.join(root, STORE_DIR))
         except OSError:
@@ -162,6 +162,17 @@ def _build_and_move_in(root: str) -> None:
     finally:
         _remove(built, (STORE_DIR,))
         _remove(aside, (_BUILD_RECORD, STORE_DIR))
+
+
+def copy_store_dir(source: str, target: str) -> None:
+    """Copy a ``.mnem`` directory (it holds only files) to ``target``, which must not exist.
+
+    Not ``shutil.copytree``: that gathers its failures into a ``shutil.Error`` with no errno,
+    and a process out of descriptors must be told so (and make room) instead.
+    """
+    os.mkdir(target)
+    for name in os.listdir(source):
+        shutil.copy2(os.path.join(source, name), os.path.join(target, name))
 
 
 def _remove(folder: str, names: tuple[str, ...]) -> None:

@@ -32,6 +32,7 @@ from typing import Any, TextIO
 import mnem
 
 from .. import formats, history
+from .._opening import copy_store_dir
 from .._paths import STORE_DIR, STORE_ENV, default_store_path, store_root
 from .._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
 from ..errors import NoStoreError, StoreError, for_command
@@ -155,7 +156,7 @@ def _readable(root: str) -> Iterator[str]:
         return
     scratch = tempfile.mkdtemp(prefix="mnem-history-")
     try:
-        shutil.copytree(store, os.path.join(scratch, STORE_DIR))
+        copy_store_dir(store, os.path.join(scratch, STORE_DIR))
         size = sum(entry.stat().st_size for entry in os.scandir(os.path.join(scratch, STORE_DIR)))
         print(
             f"{PROG}: {root} cannot be written here; reading a private copy of its store "
