@@ -104,6 +104,26 @@ def swap(match: Match, template: str) -> Change:
     return change
 
 
+def unwrap(match: Match) -> Change:
+    """Replace every call that matches by its first argument: ``max(x, 0)`` becomes ``x``."""
+
+    class Unwrap(ast.NodeTransformer):
+        count = 0
+
+        def visit(self, node: ast.AST) -> ast.AST:
+            if isinstance(node, ast.Call) and match(node) and node.args:
+                self.count += 1
+                return self.visit(node.args[0])
+            return self.generic_visit(node)
+
+    def change(function: ast.AST) -> int:
+        unwrapped = Unwrap()
+        unwrapped.visit(function)
+        return unwrapped.count
+
+    return change
+
+
 def _name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -242,6 +262,20 @@ MUTANTS = [
             after(
                 calls("check_text"), REFUSE + "if not node_id.isprintable(): raise _Refused('no')"
             ),
+        ),
+    ),
+    Mutant(
+        "the session's latest-N read starts before the first item (a window wider than it)",
+        [
+            "packages/mnem-openai-agents/tests/test_session_protocol.py",
+            "packages/mnem-openai-agents/tests/test_session_random.py",
+            "-k",
+            "latest_n or random_calls",
+        ],
+        Edit(
+            "packages/mnem-openai-agents/src/mnem_openai_agents/session.py",
+            "MnemosyneSession.get_items",
+            unwrap(calls("max", 0)),
         ),
     ),
     Mutant(

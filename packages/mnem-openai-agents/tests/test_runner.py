@@ -70,14 +70,20 @@ async def test_a_conversation_runs_as_on_sqlite_session(tmp_path: Path, method: 
     ours.close()
 
 
-async def test_a_session_limit_in_the_run_config_is_honoured(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("limit", "seen"), [(0, 1), (3, 4), (6, 7), (10, 7), (11, 7)])
+async def test_a_session_limit_in_the_run_config_is_honoured(
+    tmp_path: Path, limit: int, seen: int
+) -> None:
+    """The last turn has six items of history: the model sees at most ``limit`` of them and
+    the new question, also when the limit is wider than the history."""
     control = SQLiteSession("chat", tmp_path / "control.db")
     ours = MnemosyneSession("chat", tmp_path / "store")
-    config = RunConfig(session_settings=SessionSettings(limit=0))
+    config = RunConfig(session_settings=SessionSettings(limit=limit))
     expected = await converse("run", control, run_config=config)
     got = await converse("run", ours, run_config=config)
+    assert len(got.calls[-1].input) == seen
     assert [call.input for call in got.calls] == [call.input for call in expected.calls]
-    assert got.calls[-1].input == [{"role": "user", "content": "Bye"}]
+    assert got.calls[-1].input[-1] == {"role": "user", "content": "Bye"}
     control.close()
     ours.close()
 

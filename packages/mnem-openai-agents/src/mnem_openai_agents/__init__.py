@@ -21,7 +21,7 @@ from mnem_adapter_kit.errors import (
 
 from .history import ItemOrigin, SessionCommit, SessionItem
 from .provenance import ProvenanceHooks
-from .session import MnemosyneSession, default_store_path
+from .session import InvalidSessionSettingsError, MnemosyneSession, default_store_path
 
 __version__ = "0.1.0"
 
@@ -32,6 +32,7 @@ __all__ = [
     "CorruptStoreError",
     "InvalidInputError",
     "InvalidRefError",
+    "InvalidSessionSettingsError",
     "ItemOrigin",
     "MnemosyneSession",
     "NoStoreError",

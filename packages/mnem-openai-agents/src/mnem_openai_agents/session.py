@@ -25,7 +25,7 @@ from mnem_adapter_kit import (
     store_root,
 )
 from mnem_adapter_kit import history as kit_history
-from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.errors import ClosedError, InvalidInputError
 from mnem_adapter_kit.formats.sessions import OPENAI_AGENTS
 
 from . import codec
@@ -37,6 +37,22 @@ FAMILY = OPENAI_AGENTS.family
 
 DEFAULT_ROOT = Path("mnemosyne") / "sessions"
 """The folder, under the working directory, that holds one store per session by default."""
+
+
+class InvalidSessionSettingsError(InvalidInputError, TypeError):
+    """``session_settings`` of a kind or with a key the SDK refuses with ``TypeError``.
+
+    Both errors at once: an :class:`InvalidInputError` as the README promises for bad
+    input, and the ``TypeError`` ``SQLiteSession`` raises here, so code written for
+    either catches it. Kept in this package: the kit's taxonomy does not grow for it.
+    """
+
+
+def _count(value: object, what: str) -> int | None:
+    """``value`` if it is None or an ``int`` (not a ``bool``), else :class:`InvalidInputError`."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise InvalidInputError(f"{what} must be an int or None, not {value!r}")
 
 
 def default_store_path(session_id: str) -> Path:
@@ -164,7 +180,9 @@ class MnemosyneSession:
                 if session_settings is None
                 else coerce_session_settings(session_settings)
             )
-        except (TypeError, ValueError) as exc:
+        except TypeError as exc:
+            raise InvalidSessionSettingsError(f"invalid session_settings: {exc}") from None
+        except ValueError as exc:
             raise InvalidInputError(f"invalid session_settings: {exc}") from None
         self.hooks = ProvenanceHooks()
         """Pass to the runner (``hooks=session.hooks``) to record which agent said what."""
@@ -186,13 +204,20 @@ class MnemosyneSession:
     async def get_items(
         self, limit: int | None = None, *, wrapper: RunContextWrapper[Any] | None = None
     ) -> list[TResponseInputItem]:
-        """The latest ``limit`` items (default ``session_settings.limit``; all if None), oldest first."""
-        count = resolve_session_limit(limit, self.session_settings)
+        """The latest ``limit`` items (default ``session_settings.limit``), oldest first.
+
+        None or a negative limit: every item; 0: none; more than the session holds: all of
+        them. A limit that is not an ``int`` (a ``bool``, a float, NaN) is refused.
+        """
+        count = _count(
+            resolve_session_limit(_count(limit, "the limit"), self.session_settings),
+            "session_settings.limit",
+        )
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
             ordered = self._items().ordered
             if count is not None and count >= 0:
-                ordered = ordered[len(ordered) - count :] if count else []
+                ordered = ordered[max(len(ordered) - count, 0) :] if count else []
         return [json.loads(entry.text) for entry in ordered]
 
     async def add_items(
@@ -201,10 +226,19 @@ class MnemosyneSession:
         *,
         wrapper: RunContextWrapper[Any] | None = None,
     ) -> None:
-        """Append ``items`` in one commit (none for no items)."""
+        """Append ``items`` (a list, or any iterable of items) in one commit (none for no items).
+
+        A closed session refuses even no items, as ``SQLiteSession`` does.
+        """
+        if isinstance(items, str | bytes | bytearray | Mapping) or not isinstance(items, Iterable):
+            raise InvalidInputError(
+                f"items must be a list of input items, not {type(items).__name__}"
+            )
         given = list(items)
         stored = [codec.encode(item) for item in given]
         if not stored:
+            if self._store.closed:
+                raise ClosedError("this adapter object was closed", store_path=self.store_path)
             return
         agent = self.hooks.agent_running(wrapper)
         async with self._writing() as (write, now):
@@ -275,6 +309,10 @@ class MnemosyneSession:
         ``predicate`` sees the session's items as of a commit, oldest first, and is
         assumed to stay true once true. None if it does not hold now.
         """
+        if not callable(predicate):
+            raise InvalidInputError(
+                f"the predicate must be callable, not {type(predicate).__name__}"
+            )
 
         def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
             return bool(predicate(self._items_in(state)))
@@ -286,6 +324,12 @@ class MnemosyneSession:
 
     async def history(self, limit: int | None = None) -> list[SessionCommit]:
         """The commits that changed this session, newest first (at most ``limit``)."""
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
+        ):
+            raise InvalidInputError(
+                f"the history limit must be a non-negative int or None, not {limit!r}"
+            )
         found, _ = await self._store.awalk(
             lambda engine: kit_history.commits_changing(engine, self._owns_item, limit=limit)
         )
@@ -310,6 +354,8 @@ class MnemosyneSession:
         again. The old branch keeps them. Branches are the store's: the session
         must have its store to itself (the default layout gives it one).
         """
+        if not isinstance(turn_number, int) or isinstance(turn_number, bool):
+            raise InvalidInputError(f"the turn number must be an int, not {turn_number!r}")
         if branch_name is not None and not check_text(branch_name, "the branch name").strip():
             raise InvalidInputError("the branch name must not be blank")
         async with self._store.asession() as engine:
