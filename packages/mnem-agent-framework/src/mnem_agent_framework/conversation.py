@@ -311,38 +311,29 @@ class MnemosyneHistoryProvider(HistoryProvider):
         A turn starts at each user message of a run's input. The branch starts
         from the current messages, and its first commit removes those of turn
         ``turn_number`` on, so the conversation can take that turn again; the
-        old branch keeps them.
+        old branch keeps them. All or nothing: a failure or a kill at any point
+        leaves the session on the branch it was on with every message, or on the new
+        branch whole (the next opening of its store settles a killed one). A name a
+        commit id could mean (4 or more hex digits) is refused, as it would hide that
+        commit from :meth:`messages_at`.
         """
-        if branch_name is not None and not check_text(branch_name, "the branch name").strip():
-            raise InvalidInputError("the branch name must not be blank")
-        async with self._using(session_id) as session:
-            async with session.store.asession() as engine:
-                now = session.now(engine)
-                if not any(
-                    e.stored.starts_turn and t == turn_number
-                    for e, t in zip(now.ordered, now.turns, strict=True)
-                ):
-                    raise InvalidInputError(
-                        f"turn {turn_number} of session {session.id!r} holds no user message"
-                    )
-                taken = {name for name, _ in engine.branches()}
-                name = branch_name or _free_name(f"turn-{turn_number}", taken)
-                if name in taken:
-                    raise InvalidInputError(f"branch {name!r} exists already")
-                engine.new_branch(name)
-                engine.checkout(name)
-            async with session.writing() as (write, now):
-                dropped = [
-                    e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number
-                ]
-                if dropped:
-                    session.keep_mark(write, now)
-                    for entry in dropped:
-                        write.remove(entry.id)
-                write.message = (
-                    f"branch {name!r} of session {session.id!r} from turn {turn_number}: "
-                    f"{len(dropped)} message(s) set aside"
+        async with self._using(session_id) as session, session.writing() as (write, now):
+            if not any(
+                e.stored.starts_turn and t == turn_number
+                for e, t in zip(now.ordered, now.turns, strict=True)
+            ):
+                raise InvalidInputError(
+                    f"turn {turn_number} of session {session.id!r} holds no user message"
                 )
+            name = write.branch(branch_name, default=f"turn-{turn_number}")
+            dropped = [e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number]
+            session.keep_mark(write, now)
+            for entry in dropped:
+                write.remove(entry.id)
+            write.message = (
+                f"branch {name!r} of session {session.id!r} from turn {turn_number}: "
+                f"{len(dropped)} message(s) set aside"
+            )
         return name
 
     async def switch_to_branch(self, session_id: str | None, branch_name: str) -> None:
@@ -441,11 +432,3 @@ class MnemosyneHistoryProvider(HistoryProvider):
 
 def _session_id(session_id: str | None) -> str:
     return DEFAULT_SESSION if session_id is None else check_text(session_id, "the session id")
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}-{n}"
-    return name
