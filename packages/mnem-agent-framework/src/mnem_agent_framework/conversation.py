@@ -178,6 +178,9 @@ class MnemosyneHistoryProvider(HistoryProvider):
         source_id: The provider's id in the run's context.
         load_messages, store_inputs, store_outputs, store_context_messages,
             store_context_from: As for every ``HistoryProvider``.
+        skip_excluded: As for Agent Framework's own providers: ``get_messages`` leaves
+            out messages whose ``additional_properties["_excluded"]`` is truthy (a
+            ``CompactionProvider``'s mark). They stay in the store and its history.
         create: Create a session's store at its first use if there is none.
         author: The author recorded on this provider's commits.
         busy_timeout: Seconds to wait for a store another process holds.
@@ -197,6 +200,7 @@ class MnemosyneHistoryProvider(HistoryProvider):
         store_outputs: bool = True,
         store_context_messages: bool = False,
         store_context_from: set[str] | None = None,
+        skip_excluded: bool = False,
         create: bool = True,
         author: str = "mnem-agent-framework",
         busy_timeout: float = 10.0,
@@ -211,6 +215,8 @@ class MnemosyneHistoryProvider(HistoryProvider):
         )
         if busy_timeout < 0:
             raise InvalidInputError("busy_timeout must not be negative")
+        self.skip_excluded = skip_excluded
+        """Leave messages marked ``_excluded`` out of :meth:`get_messages`."""
         self.store_path = store_root(
             Path.cwd() / DEFAULT_ROOT if store_path is None else store_path
         )
@@ -233,10 +239,17 @@ class MnemosyneHistoryProvider(HistoryProvider):
     async def get_messages(
         self, session_id: str | None, *, state: dict[str, Any] | None = None, **kwargs: Any
     ) -> list[Message]:
-        """Every message of the session, oldest first, each a fresh ``Message``."""
+        """Every message of the session, oldest first, each a fresh ``Message``.
+
+        With :attr:`skip_excluded`, those whose ``additional_properties["_excluded"]``
+        is truthy are left out.
+        """
         async with self._using(session_id) as session, session.store.asession() as engine:
             now = session.now(engine)
-        return now.messages()
+        messages = now.messages()
+        if self.skip_excluded:
+            messages = [m for m in messages if not m.additional_properties.get("_excluded", False)]
+        return messages
 
     async def save_messages(
         self,
