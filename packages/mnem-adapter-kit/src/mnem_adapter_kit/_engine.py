@@ -47,6 +47,8 @@ from typing import Any
 
 import mnem
 
+from ._branching import could_be_id as _could_be_id
+from ._branching import refuse_id_like
 from ._commit import Committed, clear_abandoned_staging
 from ._opening import open_engine
 from ._record import Appender
@@ -155,6 +157,30 @@ class _Engine:
             handle.head = self._invoke("head", (), {}, staging=True)
         found: str = handle.head
         return found
+
+    def new_branch(self, name: str, *, start: str | None = None) -> None:
+        """The engine's ``new_branch``, refusing a name a commit id could mean."""
+        if isinstance(name, str):
+            refuse_id_like(name)
+        self._call("new_branch", name, start=start)
+
+    def checkout(
+        self, target: str | None = None, *, create: str | None = None, discard: bool = False
+    ) -> None:
+        """The engine's ``checkout``, refusing to make or enter a branch a commit id could name.
+
+        The engine reads ``target`` as a branch before it reads it as an id prefix; a
+        target that is both is ambiguous, and refused rather than read as the branch.
+        """
+        if isinstance(create, str):
+            refuse_id_like(create)
+        elif (
+            isinstance(target, str)
+            and _could_be_id(target)
+            and target in {name for name, _ in self.branches()}
+        ):
+            refuse_id_like(target)
+        self._call("checkout", target, create=create, discard=discard)
 
     def branch(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(

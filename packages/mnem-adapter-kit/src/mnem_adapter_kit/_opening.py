@@ -17,12 +17,14 @@ fails removes its own folders, and the directories it made for the store.
 
 **Write debris.** Once open, the staging an adapter write killed mid-way left is
 unstaged (the opener holds the only handle); staging anyone else left is reported,
-untouched, for writes to refuse.
+untouched, for writes to refuse. Then a branch write killed mid-way is finished or
+undone (:mod:`._branching`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import shutil
@@ -33,6 +35,7 @@ import threading
 
 import mnem
 
+from . import _branching
 from ._commit import clear_abandoned_staging
 from ._paths import STORE_DIR
 from .errors import (
@@ -234,7 +237,10 @@ def open_engine(root: str, *, create: bool) -> tuple[mnem.Store, str | None]:
     engine = _open_checked(root, create=create)
     try:
         _check_head(engine, root)
-        return engine, clear_abandoned_staging(engine, root)
+        foreign = clear_abandoned_staging(engine, root)
+        if foreign is None:
+            _branching.settle(functools.partial(_call, engine), root)
+        return engine, foreign
     except BaseException as exc:
         del engine
         exc.__traceback__ = None  # its frames hold the engine, and with it the lock
@@ -243,6 +249,10 @@ def open_engine(root: str, *, create: bool) -> tuple[mnem.Store, str | None]:
         ):
             raise
         raise translate(exc, store_path=root) from exc
+
+
+def _call(engine: mnem.Store, name: str, /, *args: object, **kwargs: object) -> object:
+    return getattr(engine, name)(*args, **kwargs)
 
 
 def _open_checked(root: str, *, create: bool) -> mnem.Store:

@@ -178,6 +178,9 @@ class MnemosyneHistoryProvider(HistoryProvider):
         source_id: The provider's id in the run's context.
         load_messages, store_inputs, store_outputs, store_context_messages,
             store_context_from: As for every ``HistoryProvider``.
+        skip_excluded: As for Agent Framework's own providers: ``get_messages`` leaves
+            out messages whose ``additional_properties["_excluded"]`` is truthy (a
+            ``CompactionProvider``'s mark). They stay in the store and its history.
         create: Create a session's store at its first use if there is none.
         author: The author recorded on this provider's commits.
         busy_timeout: Seconds to wait for a store another process holds.
@@ -197,6 +200,7 @@ class MnemosyneHistoryProvider(HistoryProvider):
         store_outputs: bool = True,
         store_context_messages: bool = False,
         store_context_from: set[str] | None = None,
+        skip_excluded: bool = False,
         create: bool = True,
         author: str = "mnem-agent-framework",
         busy_timeout: float = 10.0,
@@ -211,6 +215,8 @@ class MnemosyneHistoryProvider(HistoryProvider):
         )
         if busy_timeout < 0:
             raise InvalidInputError("busy_timeout must not be negative")
+        self.skip_excluded = skip_excluded
+        """Leave messages marked ``_excluded`` out of :meth:`get_messages`."""
         self.store_path = store_root(
             Path.cwd() / DEFAULT_ROOT if store_path is None else store_path
         )
@@ -233,10 +239,17 @@ class MnemosyneHistoryProvider(HistoryProvider):
     async def get_messages(
         self, session_id: str | None, *, state: dict[str, Any] | None = None, **kwargs: Any
     ) -> list[Message]:
-        """Every message of the session, oldest first, each a fresh ``Message``."""
+        """Every message of the session, oldest first, each a fresh ``Message``.
+
+        With :attr:`skip_excluded`, those whose ``additional_properties["_excluded"]``
+        is truthy are left out.
+        """
         async with self._using(session_id) as session, session.store.asession() as engine:
             now = session.now(engine)
-        return now.messages()
+        messages = now.messages()
+        if self.skip_excluded:
+            messages = [m for m in messages if not m.additional_properties.get("_excluded", False)]
+        return messages
 
     async def save_messages(
         self,
@@ -311,38 +324,29 @@ class MnemosyneHistoryProvider(HistoryProvider):
         A turn starts at each user message of a run's input. The branch starts
         from the current messages, and its first commit removes those of turn
         ``turn_number`` on, so the conversation can take that turn again; the
-        old branch keeps them.
+        old branch keeps them. All or nothing: a failure or a kill at any point
+        leaves the session on the branch it was on with every message, or on the new
+        branch whole (the next opening of its store settles a killed one). A name a
+        commit id could mean (4 or more hex digits) is refused, as it would hide that
+        commit from :meth:`messages_at`.
         """
-        if branch_name is not None and not check_text(branch_name, "the branch name").strip():
-            raise InvalidInputError("the branch name must not be blank")
-        async with self._using(session_id) as session:
-            async with session.store.asession() as engine:
-                now = session.now(engine)
-                if not any(
-                    e.stored.starts_turn and t == turn_number
-                    for e, t in zip(now.ordered, now.turns, strict=True)
-                ):
-                    raise InvalidInputError(
-                        f"turn {turn_number} of session {session.id!r} holds no user message"
-                    )
-                taken = {name for name, _ in engine.branches()}
-                name = branch_name or _free_name(f"turn-{turn_number}", taken)
-                if name in taken:
-                    raise InvalidInputError(f"branch {name!r} exists already")
-                engine.new_branch(name)
-                engine.checkout(name)
-            async with session.writing() as (write, now):
-                dropped = [
-                    e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number
-                ]
-                if dropped:
-                    session.keep_mark(write, now)
-                    for entry in dropped:
-                        write.remove(entry.id)
-                write.message = (
-                    f"branch {name!r} of session {session.id!r} from turn {turn_number}: "
-                    f"{len(dropped)} message(s) set aside"
+        async with self._using(session_id) as session, session.writing() as (write, now):
+            if not any(
+                e.stored.starts_turn and t == turn_number
+                for e, t in zip(now.ordered, now.turns, strict=True)
+            ):
+                raise InvalidInputError(
+                    f"turn {turn_number} of session {session.id!r} holds no user message"
                 )
+            name = write.branch(branch_name, default=f"turn-{turn_number}")
+            dropped = [e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number]
+            session.keep_mark(write, now)
+            for entry in dropped:
+                write.remove(entry.id)
+            write.message = (
+                f"branch {name!r} of session {session.id!r} from turn {turn_number}: "
+                f"{len(dropped)} message(s) set aside"
+            )
         return name
 
     async def switch_to_branch(self, session_id: str | None, branch_name: str) -> None:
@@ -441,11 +445,3 @@ class MnemosyneHistoryProvider(HistoryProvider):
 
 def _session_id(session_id: str | None) -> str:
     return DEFAULT_SESSION if session_id is None else check_text(session_id, "the session id")
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}-{n}"
-    return name

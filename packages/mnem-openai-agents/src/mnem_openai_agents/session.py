@@ -352,34 +352,27 @@ class MnemosyneSession:
         The branch starts from the current items, and its first commit removes
         those of turn ``turn_number`` on, so the conversation can take that turn
         again. The old branch keeps them. Branches are the store's: the session
-        must have its store to itself (the default layout gives it one).
+        must have its store to itself (the default layout gives it one). All or
+        nothing: a failure or a kill at any point leaves the session on the branch it
+        was on with every item, or on the new branch whole (the next opening of the
+        store settles a killed one). A name a commit id could mean (4 or more hex
+        digits) is refused, as it would hide that commit from :meth:`items_at`.
         """
         if not isinstance(turn_number, int) or isinstance(turn_number, bool):
             raise InvalidInputError(f"the turn number must be an int, not {turn_number!r}")
-        if branch_name is not None and not check_text(branch_name, "the branch name").strip():
-            raise InvalidInputError("the branch name must not be blank")
-        async with self._store.asession() as engine:
-            self._mirror.sync(engine)
-            self._refuse_shared_store(engine)
-            now = self._items()
+        async with self._writing() as (write, now):
+            self._refuse_shared_store(write.engine)
             if not any(
                 e.user and t == turn_number for e, t in zip(now.ordered, now.turns, strict=True)
             ):
                 raise InvalidInputError(
                     f"turn {turn_number} of session {self.session_id!r} holds no user message"
                 )
-            taken = {name for name, _ in engine.branches()}
-            name = branch_name or _free_name(f"turn-{turn_number}", taken)
-            if name in taken:
-                raise InvalidInputError(f"branch {name!r} exists already")
-            engine.new_branch(name)
-            engine.checkout(name)
-        async with self._writing() as (write, now):
+            name = write.branch(branch_name, default=f"turn-{turn_number}")
             dropped = [e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number]
-            if dropped:
-                self._keep_mark(write, now)
-                for entry in dropped:
-                    write.remove(entry.id)
+            self._keep_mark(write, now)
+            for entry in dropped:
+                write.remove(entry.id)
             write.message = (
                 f"branch {name!r} of session {self.session_id!r} from turn {turn_number}: "
                 f"{len(dropped)} item(s) set aside"
@@ -596,14 +589,6 @@ class MnemosyneSession:
 
     def _owns_item(self, node_id: str) -> bool:
         return self._scope.sequence_of(node_id) is not None
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}-{n}"
-    return name
 
 
 def _kinds(items: list[Any]) -> str:
