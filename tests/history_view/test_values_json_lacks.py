@@ -11,15 +11,19 @@ a message's text, as ``FileHistoryProvider`` does). The view shows them; in JSON
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
 
 import mnem
 import pytest
+from agent_framework import Message
 
 from mnem_adapter_kit.testing.stores import write_foreign
+from mnem_agent_framework.conversation import MnemosyneHistoryProvider
 
 History = Any
 
@@ -128,3 +132,19 @@ def test_the_page_is_written_with_them_as_strings(
     by_label = {version["label"]: version["value"] for version in data["versions"]}
     assert by_label["chat #1"]["content"] == "NaN"
     assert by_label["('ns',)/k"] == {"v": "NaN", "s": "\ud800"}
+
+
+async def test_a_message_agent_framework_kept_with_nan_is_shown(
+    tmp_path: Path, history: History
+) -> None:
+    provider = MnemosyneHistoryProvider(tmp_path)
+    odd = Message("user", ["score?"], additional_properties={"score": math.nan, "top": math.inf})
+    await provider.save_messages("chat", [odd])
+    store = provider.store_path_of("chat")
+    await provider.close()
+    done = await asyncio.to_thread(history, store, "log", "--json")
+    assert done.returncode == 0, done.stderr
+    (step,) = [strict(line) for line in done.stdout.splitlines()]
+    (change,) = step["changes"]
+    assert change["after"]["said"] == "user: score?"
+    assert change["after"]["value"]["additional_properties"] == {"score": "NaN", "top": "Infinity"}
