@@ -9,19 +9,23 @@ engine's own ``diff`` for every commit of the chain.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import random
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import mnem
 import pytest
+from autogen_core.memory import MemoryContent
 from mcp import Client
 
 from mnem_adapter_kit import history, open_store
 from mnem_adapter_kit.testing.stores import Changes, changes_replayed_and_from_engine, write_foreign
+from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
 
@@ -219,3 +223,64 @@ def test_a_damaged_record_costs_speed_never_a_wrong_answer(tmp_path: Path) -> No
                 assert found.to_dict() == truth_of.to_dict(), (round_, kinds, node_id)
         handle.close()
         shutil.rmtree(store)
+
+
+def cold() -> None:
+    """Forget every history cache of this process, as a new process would start."""
+    for cache in vars(history).values():
+        if isinstance(cache, history.Lru):
+            cache.clear()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"a":' * 3_000 + "1" + "}" * 3_000,
+        "[" * 128 + "]" * 128,
+    ],
+    ids=["100,000 lists", "3,000 objects", "one level past the engine's"],
+)
+async def test_a_signed_line_nested_past_what_the_engine_holds_is_a_damaged_line(
+    tmp_path: Path, view_python: str, content: str
+) -> None:
+    """A well-signed line nested deeper than any content the engine holds (127 levels) cannot
+    be true: it is read as damaged, and its commit is read from the engine, by every history
+    read (before: ``RecursionError`` from ``history()``, ``why()`` and ``mnem-history log``)."""
+    store = tmp_path / "store"
+    memory = MnemosyneMemory("notes", store)
+    for n in range(history.PRIME_AFTER + 8):
+        await memory.add(MemoryContent(content=f"fact {n}", mime_type="text/plain"))
+    truth = await memory.history()
+    (latest,) = [item for item in await memory.items() if item.seq == history.PRIME_AFTER + 8]
+    origin = await memory.why(latest.id)
+    await memory.close()
+    head, parent = truth[0].id, truth[1].id
+    body = (
+        f'{{"commit":"{head}","parent":"{parent}","set":[["{latest.id}",{content},'
+        '"note",{},null]],"removed":[]}'
+    )
+    record = store / ".mnem" / "adapter-changes"
+    lines = record.read_bytes().splitlines(keepends=True)
+    lines[-1] = (signed(body) + "\n").encode()  # HEAD's true line replaced by the deep one
+    record.write_bytes(b"".join(lines))
+
+    cold()
+    memory = MnemosyneMemory("notes", store)
+    assert await memory.history() == truth
+    cold()
+    assert await memory.why(latest.id) == origin
+    await memory.close()
+    replayed, from_engine = changes_replayed_and_from_engine(store)
+    assert replayed == from_engine
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [view_python, "-m", "mnem_adapter_kit.view", "--store", str(store), "log", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    steps = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [step["id"] for step in steps] == [commit.id for commit in truth]
+    assert steps[0]["changes"][0]["after"]["value"] == "fact 39"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -81,3 +82,45 @@ def test_depth_of_stored_text_ignores_brackets_inside_strings() -> None:
     ):
         with pytest.raises(InvalidInputError, match="nests deeper"):
             from_json_text(too_deep)
+
+
+with_non_finite = st.recursive(
+    st.floats()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.text(max_size=3).filter(lambda text: not any("\ud800" <= ch <= "\udfff" for ch in text)),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.text(max_size=3).filter(
+                lambda text: not any("\ud800" <= ch <= "\udfff" for ch in text)
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(with_non_finite)
+def test_allow_nan_keeps_nan_and_infinities_as_pythons_json_writes_them(value: object) -> None:
+    """With ``allow_nan``, the text is what ``json.dumps`` writes (``NaN``, ``Infinity``,
+    ``-Infinity``; Agent Framework's ``FileHistoryProvider`` writes these lines) and reads back
+    the same value (by ``repr``: NaN never equals itself)."""
+    text = to_json_text(value, "v", allow_nan=True)
+    assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert repr(from_json_text(text)) == repr(value)
+    for tagged in (False, True):
+        back = from_json_text(
+            to_json_text(value, "v", allow_nan=True, tagged=tagged), tagged=tagged
+        )
+        assert repr(back) == repr(value)
+
+
+def test_allow_nan_changes_nothing_else() -> None:
+    assert to_json_text({"a": [1.5, 2]}, "v", allow_nan=True) == to_json_text({"a": [1.5, 2]}, "v")
+    for bad in ((1, 2), "\udc80", {1: "a"}):
+        with pytest.raises(InvalidInputError):
+            to_json_text(bad, "the value", allow_nan=True)
+    with pytest.raises(InvalidInputError, match="JSON has no NaN"):
+        to_json_text([math.inf], "the value")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
 import multiprocessing
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from agent_framework import (
     AgentSession,
     Content,
     ContextProvider,
+    FileHistoryProvider,
     InMemoryHistoryProvider,
     Message,
     SessionContext,
@@ -146,6 +148,50 @@ async def test_the_control_stores_the_same_messages(root: Path) -> None:
     restored = AgentSession.from_dict(json.loads(json.dumps(session.to_dict())))
     assert restored.state["mnemosyne_history"] == {}
     await ours.close()
+
+
+NON_FINITE = {"nan": math.nan, "inf": math.inf, "minus": -math.inf, "in a list": [math.nan, 0.5]}
+
+
+async def converse_non_finite(history: ContextProvider) -> ScriptedChatClient:
+    """Two turns whose input and reply hold NaN and infinities, on ``history``."""
+    reply = [Content.from_text("noted", additional_properties={"confidence": math.inf})]
+    client = ScriptedChatClient([reply, "again noted"])
+    agent = Agent(client, name="bot", context_providers=[history])
+    session = agent.create_session(session_id="chat")
+    first = Message("user", ["score this"], additional_properties=dict(NON_FINITE))
+    await agent.run(first, session=session)
+    await agent.run("and this", session=session)
+    return client
+
+
+@pytest.mark.filterwarnings("ignore:.*FileHistoryProvider is experimental")
+async def test_a_turn_holding_nan_or_infinity_is_kept_as_the_sdks_providers_keep_it(
+    root: Path, tmp_path: Path
+) -> None:
+    """Both SDK providers keep NaN and infinities (``FileHistoryProvider`` writes Python's
+    ``NaN``/``Infinity`` tokens); so do we, as those tokens in the message's JSON text (before:
+    ``after_run`` raised ``InvalidInputError`` and the whole turn was lost). NaN never equals
+    itself, so messages are compared by ``repr``."""
+    ours = MnemosyneHistoryProvider(root)
+    got = await converse_non_finite(ours)
+    stored = [repr(m.to_dict()) for m in await ours.get_messages("chat")]
+    await ours.close()
+    files = FileHistoryProvider(tmp_path / "files")
+    for control in (InMemoryHistoryProvider("control"), files):
+        expected = await converse_non_finite(control)
+        for call, control_call in zip(got.calls, expected.calls, strict=True):
+            assert repr(call.unattributed()) == repr(control_call.unattributed())
+    assert stored == [repr(m.to_dict()) for m in await files.get_messages("chat")]
+    assert len(stored) == 4
+    assert "'nan': nan, 'inf': inf, 'minus': -inf, 'in a list': [nan, 0.5]" in stored[0]
+    assert "'confidence': inf" in stored[1]
+
+    reopened = MnemosyneHistoryProvider(root)  # a new process: only the store
+    assert [repr(m.to_dict()) for m in await reopened.get_messages("chat")] == stored
+    (first_turn,) = [c for c in await reopened.history("chat") if len(c.added) == 2][-1:]
+    assert math.isnan(first_turn.added[0].additional_properties["nan"])
+    await reopened.close()
 
 
 def get_weather(city: str) -> str:

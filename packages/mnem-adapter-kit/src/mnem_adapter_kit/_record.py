@@ -11,7 +11,9 @@ what each commit changed, with both sides, as ``diff`` would.
 The lines are derived data, never the source of truth. Each ends with a checksum
 of the rest of it, and a line whose checksum does not match (damaged, torn,
 edited by hand, forged without it) is skipped, as are the lines of a commit that
-two lines tell differently (the kit writes one per commit). A line is used only for the
+two lines tell differently (the kit writes one per commit) and well-signed lines
+that cannot be true: nested deeper than any content the engine holds, or holding
+a NaN or an infinity, which the engine refuses. A line is used only for the
 commit it names and only on top of that commit's first parent; a commit
 without one (written by another tool, or by a process killed between its commit
 and its line) is read from the engine. What the lines add up to is checked
@@ -27,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +38,7 @@ from typing import cast
 import mnem
 
 from ._paths import STORE_DIR, open_regular, read_regular
+from ._values import MAX_NESTING, nests_too_deep
 
 RECORD_NAME = "adapter-changes"
 SUM_KEY = "sum"
@@ -44,6 +48,9 @@ UNKNOWN = ""
 _PROVENANCE = ("agent_step", "observation", "tool_call", "source", "note")
 _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+LINE_NESTING = MAX_NESTING + 3
+"""How deep a true line nests: the engine's content limit inside the line, its ``set`` list
+and a node's entry."""
 
 
 @dataclass(frozen=True)
@@ -184,24 +191,59 @@ def read_in_steps(root: str | os.PathLike[str]) -> Generator[None, None, dict[st
     texts: dict[str, str] = {}
     contested: set[str] = set()
     for number, signed_text in enumerate(raw.splitlines(), 1):
-        with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
+        with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError, RecursionError):
             text = unsigned(signed_text.decode("utf-8"))
             if text is None:
                 raise ValueError("no checksum, or a wrong one")
-            line = json.loads(text)
-            commit = line["commit"]
+            if nests_too_deep(text, LINE_NESTING):
+                raise ValueError("nested deeper than any content the engine holds")
+            commit, line = _parsed(text)
             if texts.setdefault(commit, text) != text:
                 contested.add(commit)  # one commit, two stories: believe neither
-            found[commit] = Line(
-                line["parent"],
-                tuple(_node(entry) for entry in line["set"]),
-                tuple(line["removed"]),
-            )
+            found[commit] = line
         if number % LINES_PER_STEP == 0:
             yield
     for commit in contested:
         del found[commit]
     return found
+
+
+def _parsed(text: str) -> tuple[str, Line]:
+    """The commit and :class:`Line` a line's body tells; ``ValueError`` or ``TypeError`` for a
+    line that could not have been written for a commit of the engine's."""
+    line = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    if not isinstance(line, dict):
+        raise TypeError("not a line")
+    commit, parent, staged, removed = (line[key] for key in ("commit", "parent", "set", "removed"))
+    if not (isinstance(commit, str) and (parent is None or isinstance(parent, str))):
+        raise TypeError("not a line")
+    if not (isinstance(staged, list) and isinstance(removed, list)):
+        raise TypeError("not a line")
+    if not all(isinstance(node_id, str) and _is_text(node_id) for node_id in removed):
+        raise TypeError("not a line")
+    return commit, Line(parent, tuple(_node(entry) for entry in staged), tuple(removed))
+
+
+def _is_text(text: str) -> bool:
+    """Whether the engine could hold ``text`` (no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is no content the engine holds")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400
+        raise ValueError(f"{text} is no content the engine holds")
+    return value
 
 
 def _fingerprint_in(nodes: Mapping[str, mnem.MemoryNode], node_id: str) -> str | None:
@@ -215,11 +257,19 @@ def _node_json(node: mnem.MemoryNode) -> list[object]:
     return [node.id, node.content, node.content_kind, kept, node.event_time]
 
 
-def _node(entry: list[object]) -> mnem.MemoryNode:
-    node_id, content, kind, provenance, event_time = entry
-    if not (isinstance(node_id, str) and isinstance(kind, str) and isinstance(provenance, dict)):
+def _node(entry: object) -> mnem.MemoryNode:
+    if not (isinstance(entry, list) and len(entry) == 5):
         raise TypeError("not a recorded node")
-    if event_time is not None and not isinstance(event_time, int):
+    node_id, content, kind, provenance, event_time = entry
+    if not (isinstance(node_id, str) and _is_text(node_id) and isinstance(kind, str)):
+        raise TypeError("not a recorded node")
+    if not (
+        isinstance(provenance, dict)
+        and provenance.keys() <= set(_PROVENANCE)
+        and all(isinstance(text, str) for text in provenance.values())
+    ):
+        raise TypeError("not a recorded node")
+    if event_time is not None and not (type(event_time) is int and -(2**63) <= event_time < 2**63):
         raise TypeError("not a recorded node")
     return mnem.MemoryNode(
         id=node_id,

@@ -6,7 +6,10 @@ promise exact round trips therefore store a caller's structured value as JSON
 text (a string the engine keeps byte for byte), produced here only for values
 that JSON represents exactly: ``dict`` with ``str`` keys, ``list``, ``str``
 without lone surrogates, ``int``, finite ``float``, ``bool`` and ``None``, nested at
-most :data:`MAX_NESTING` levels.
+most :data:`MAX_NESTING` levels. With ``allow_nan``, NaN and the infinities are kept
+too, written as Python's :mod:`json` writes them (``NaN``, ``Infinity``,
+``-Infinity``: not standard JSON, but what Agent Framework's ``FileHistoryProvider``
+writes, and what :func:`from_json_text` and every earlier kit read back).
 
 *Tagged* text also keeps the types JSON lacks: ``datetime`` (naive, or with a
 ``timezone`` or ``ZoneInfo``), ``date``, ``UUID`` and ``Decimal`` are written as
@@ -47,6 +50,7 @@ _TAGGED_TYPES: dict[type, str] = {
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_NAN_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=True, separators=(",", ":"))
 _Where = tuple[Any, ...]
 """Where a part of a value sits, built only when it is refused: (parent, key) pairs."""
 
@@ -64,10 +68,15 @@ def check_text(value: object, what: str) -> str:
     return value
 
 
-def to_json_text(value: Any, what: str, *, tagged: bool = False) -> str:
-    """``value`` as compact JSON text that :func:`from_json_text` turns back into an equal value."""
-    checked = _walk(value, what, tagged)
-    return _ENCODER.encode(checked)
+def to_json_text(value: Any, what: str, *, tagged: bool = False, allow_nan: bool = False) -> str:
+    """``value`` as compact JSON text that :func:`from_json_text` turns back into an equal value.
+
+    ``allow_nan`` keeps NaN and the infinities (as ``NaN``, ``Infinity``, ``-Infinity``,
+    Python's extension of JSON) instead of refusing them; they come back the same (NaN
+    never equals itself, but its ``repr`` does).
+    """
+    checked = _walk(value, what, tagged, allow_nan)
+    return (_NAN_ENCODER if allow_nan else _ENCODER).encode(checked)
 
 
 def from_json_text(text: str, *, tagged: bool = False) -> Any:
@@ -76,7 +85,7 @@ def from_json_text(text: str, *, tagged: bool = False) -> Any:
     Text nested deeper than :data:`MAX_NESTING` levels (only writers older than the
     limit made it) is :class:`InvalidInputError`, never a ``RecursionError``.
     """
-    if _nests_too_deep(text):
+    if nests_too_deep(text):
         raise InvalidInputError(
             f"a stored value nests deeper than {MAX_NESTING} levels, the limit for new values"
         )
@@ -84,7 +93,7 @@ def from_json_text(text: str, *, tagged: bool = False) -> Any:
     return _untagged(value) if tagged and '"$' in text else value
 
 
-def _walk(value: Any, what: str, tagged: bool) -> Any:
+def _walk(value: Any, what: str, tagged: bool, allow_nan: bool) -> Any:
     """Check ``value``; tagged, return a copy with the types JSON lacks tagged, else ``value``."""
     out: list[Any] = [None]
     pending: list[tuple[Any, int, Any, Any, _Where]] = [(value, 0, out, 0, ())]
@@ -98,7 +107,7 @@ def _walk(value: Any, what: str, tagged: bool) -> Any:
                 check_text(item, _render(what, where))
             kept = item
         elif isinstance(item, float):
-            if not math.isfinite(item):
+            if not (allow_nan or math.isfinite(item)):
                 raise InvalidInputError(
                     f"{_render(what, where)} is {item!r}; JSON has no NaN or infinity"
                 )
@@ -218,17 +227,17 @@ def _typed(tag: dict[str, Any]) -> Any:
     raise ValueError(f"unknown tagged type {name!r}")
 
 
-def _nests_too_deep(text: str) -> bool:
-    """Whether JSON ``text`` nests lists and objects more than :data:`MAX_NESTING` levels.
+def nests_too_deep(text: str, limit: int = MAX_NESTING) -> bool:
+    """Whether JSON ``text`` nests lists and objects more than ``limit`` levels.
 
     Counts brackets outside strings, without parsing, so no depth of text can exhaust
     the interpreter's recursion limit; text with few brackets is not looked at.
     """
-    if text.count("[") + text.count("{") <= MAX_NESTING:
+    if text.count("[") + text.count("{") <= limit:
         return False
     depth = 0
     for bracket in _BRACKET.findall(_STRING.sub("", text)):
         depth += 1 if bracket in "[{" else -1
-        if depth > MAX_NESTING:
+        if depth > limit:
             return True
     return False

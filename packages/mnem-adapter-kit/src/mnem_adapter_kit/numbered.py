@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -32,7 +31,7 @@ from ._commit import Write, describe
 from ._ids import Scope
 from ._mirror import Mirror
 from ._store import Store
-from ._values import check_text
+from ._values import check_text, from_json_text
 from .errors import InvalidInputError
 from .history import ChangeKind, CommitRecord, Lru
 from .view import Reading
@@ -346,11 +345,13 @@ def _value(content: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     details: dict[str, Any] = {"mime_type": mime}
     metadata = content.get("metadata")
     if metadata is not None:
-        details["metadata"] = json.loads(metadata)
+        if not isinstance(metadata, str):
+            raise ValueError("not an item")
+        details["metadata"] = from_json_text(metadata)  # as stored: tags shown, not decoded
     if kind == "str":
         return payload, details
     if kind == "dict":
-        return json.loads(payload), details
+        return from_json_text(payload), details
     size = len(base64.b64decode(payload, validate=True))
     what = "image (PNG)" if kind == "image" else "bytes"
     details["size_bytes"] = size

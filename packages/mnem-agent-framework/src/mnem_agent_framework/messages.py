@@ -5,13 +5,16 @@ A message is stored as the exact JSON text of ``Message.to_dict()`` (what
 
     {"format": "mnem-agent-framework/1", "message": "<JSON text of Message.to_dict()>"}
 
-The text is made by the kit's :func:`~mnem_adapter_kit.to_json_text`, so what
-JSON cannot hold exactly (NaN or infinity, a lone surrogate, nesting deeper than
-:data:`~mnem_adapter_kit.MAX_NESTING`) is refused with
-:class:`~mnem_adapter_kit.errors.InvalidInputError` before anything is staged, as
-``FileSessionStore`` refuses non-finite state. :func:`new_messages` is Agent
-Framework's rule for what a save adds (``InMemoryHistoryProvider`` and
-``FileHistoryProvider`` in 1.23 apply it; theirs is private, so this is ours).
+The text is made by the kit's :func:`~mnem_adapter_kit.to_json_text` with
+``allow_nan``: NaN and the infinities are kept as Python's ``NaN``, ``Infinity`` and
+``-Infinity`` tokens, which is the line ``FileHistoryProvider`` writes for such a
+message (and ``InMemoryHistoryProvider`` keeps them too); every earlier version
+reads them back, so the format stays ``/1``. What JSON cannot hold exactly (a lone
+surrogate, nesting deeper than :data:`~mnem_adapter_kit.MAX_NESTING`, a tuple) is
+refused with :class:`~mnem_adapter_kit.errors.InvalidInputError` before anything
+is staged. :func:`new_messages` is Agent Framework's rule for what a save adds
+(``InMemoryHistoryProvider`` and ``FileHistoryProvider`` in 1.23 apply it; theirs
+is private, so this is ours).
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def encode(message: object) -> Stored:
         payload = message.to_dict()
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"the message cannot be serialised: {exc}") from None
-    return _stored(to_json_text(payload, "the message"), payload)
+    return _stored(to_json_text(payload, "the message", allow_nan=True), payload)
 
 
 def decode(content: object) -> Stored | None:

@@ -20,6 +20,7 @@ from typing import Any
 import mnem
 
 from .._ids import Scope
+from .._values import from_json_text
 from ..view import Reading
 
 __all__ = ["AGENT_FRAMEWORK", "OPENAI_AGENTS", "SessionFormat"]
@@ -52,9 +53,12 @@ class SessionFormat:
         seq = scope.sequence_of(node.id)
         if seq is None or not isinstance(content, dict) or content.get("format") != self.format:
             return None
+        text = content.get(self.field)
+        if not isinstance(text, str):
+            return None
         try:
-            item = json.loads(content[self.field])
-        except (KeyError, TypeError, ValueError):
+            item = from_json_text(text)  # text nested past the limit is no item
+        except ValueError:
             return None
         if not isinstance(item, dict):
             return None

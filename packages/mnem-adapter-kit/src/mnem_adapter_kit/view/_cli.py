@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
 import sys
@@ -64,6 +63,10 @@ class UsageError(Exception):
     """Something the user asked for that this store cannot answer (exit status 1)."""
 
 
+class PageNotWritten(Exception):
+    """The page could not be written (a full disk, a folder refused): exit status 1."""
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line, documented in ``--help``."""
     cli = argparse.ArgumentParser(
@@ -71,6 +74,12 @@ def parser() -> argparse.ArgumentParser:
         description=(
             "Show why an agent believes what it does: the history of a Mnemosyne store, "
             "with each adapter's items as their users know them. Never writes the store."
+        ),
+        epilog=(
+            "Exit status: 0; 1 for a store or lookup failure, or a page that could not be "
+            "written; 2 for usage (an --out the page must not replace included). In JSON "
+            "(--json, the page's data) a NaN or an infinity stored by another writer is the "
+            'string "NaN", "Infinity" or "-Infinity", a lone surrogate its \\u escape.'
         ),
     )
     cli.add_argument(
@@ -132,19 +141,36 @@ def parser() -> argparse.ArgumentParser:
     html = commands.add_parser(
         "html", parents=[narrow], help="write the whole history as one self-contained HTML page"
     )
-    html.add_argument("--out", required=True, metavar="FILE", help="where to write the page")
+    html.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="where to write the page: a new file or a regular file it replaces (a symlink "
+        f"is followed), never inside a store's {STORE_DIR}/",
+    )
     return cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; the exit status is 0, 1 for a store or lookup failure, 2 for usage."""
+    """Run the command; the exit status is 0, 1 for a store or lookup failure (or a page not
+    written), 2 for usage (an ``--out`` refused included)."""
     args = parser().parse_args(argv)
     if args.busy_timeout < 0:
         parser().error("--busy-timeout must not be negative")
     readers = Readers.of(formats.READERS)
     args.root = store_root(args.store)
+    if args.command == "html":
+        try:
+            page.out_target(args.out, store_dir(args.root))
+        except page.OutRefused as exc:
+            parser().error(str(exc))
     with _readable(args.root) as reading:
         return _run(args, readers, reading)
+
+
+def store_dir(root: str) -> str:
+    """The store's ``.mnem`` folder (the page is never written inside it)."""
+    return os.path.join(root, STORE_DIR)
 
 
 @contextlib.contextmanager
@@ -200,6 +226,12 @@ def _run(args: argparse.Namespace, readers: Readers, root: str) -> int:
         print(f"{PROG}: {for_command(exc, FLAGS)}", file=sys.stderr)
         return 1
     except UsageError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    except page.OutRefused as exc:  # the --out path changed since main() checked it
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except PageNotWritten as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
     finally:
@@ -265,7 +297,7 @@ def run_log(client: Store, readers: Readers, args: argparse.Namespace, out: Text
         if kept is None:
             continue
         if args.json:
-            print(json.dumps(export.step_json(kept), ensure_ascii=False), file=out)
+            print(export.json_text(export.step_json(kept)), file=out)
         else:
             text.write_step(out, kept)
         shown += 1
@@ -324,7 +356,7 @@ def run_show(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
                 for record, each in changes
             ],
         }
-        print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
+        print(export.json_text(value, indent=2), file=out)
         return
     text.write_item(out, node_id, latest, current, origin, removed_by)
     print("\nhistory, newest first:", file=out)
@@ -368,7 +400,7 @@ def run_diff(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
     kept = [each for each in changes if selection.keeps(each.shown)]
     if args.json:
         value = {"from": frm, "to": to, "changes": [export.change_json(c) for c in kept]}
-        print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
+        print(export.json_text(value, indent=2), file=out)
         return
     text.write_diff(out, frm, to, kept)
 
@@ -384,8 +416,13 @@ def run_html(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
     origins = merged_origins(client, steps)
     data = page.page_data(args.root, head, steps, origins, [*readers.names, FOREIGN])
     title = f"Memory history: {os.path.basename(args.root) or args.root}"
-    page.write_page(args.out, page.render(data, title))
-    print(f"wrote {os.path.abspath(args.out)} ({len(steps)} commits)", file=out)
+    try:
+        written = page.write_page(args.out, page.render(data, title), store_dir(args.root))
+    except OSError as exc:
+        raise PageNotWritten(
+            f"cannot write the page to {args.out}: {exc.strerror or exc}"
+        ) from None
+    print(f"wrote {written} ({len(steps)} commits)", file=out)
 
 
 def merged_origins(client: Store, steps: Sequence[Step]) -> dict[str, CommitRecord]:

@@ -11,18 +11,20 @@ any commit's state by replaying the chain.
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from html import escape
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
+from .._paths import STORE_DIR
 from ..history import CommitRecord
-from ._export import commit_json, version_json
+from ._export import commit_json, json_text, version_json
 from ._timeline import Head, Step
 
 FORMAT = "mnem-history/1"
@@ -84,7 +86,7 @@ def _origin(node_id: str, origins: Mapping[str, CommitRecord]) -> str | None:
 
 def embed_json(value: Any) -> str:
     """JSON text safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` appear raw."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = json_text(value, compact=True)
     return (
         text.replace("&", "\\u0026")
         .replace("<", "\\u003c")
@@ -106,17 +108,96 @@ def render(data: Mapping[str, Any], title: str) -> str:
     return _MARKER.sub(lambda found: parts[found.group(1)], template)
 
 
-def write_page(path: str | os.PathLike[str], html: str) -> None:
-    """Write ``html`` to ``path`` whole: a reader never sees half a page."""
-    target = os.path.abspath(path)
+class OutRefused(Exception):
+    """A ``--out`` the page must not be written to: a usage error (exit status 2)."""
+
+
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a symlink that does not resolve (a loop)",
+}
+
+
+def out_target(path: str | os.PathLike[str], store: str | os.PathLike[str] | None = None) -> str:
+    """The file the page will replace: ``path`` with every symlink followed.
+
+    :class:`OutRefused` if that file lies inside a store's ``.mnem`` (any folder of that
+    name, in ``path`` as given or once its symlinks are followed, or ``store``, the viewed
+    store's, under any name a bind mount gives it), is named ``.mnem`` itself, is anything but a regular file (a directory, a device, a
+    FIFO, a socket), or its folder does not exist. A symlink is followed, and its
+    target is held to the same rules; the link itself stays.
+    """
+    given = os.fspath(path)
+    target = os.path.realpath(given)
+    shown = _shown(given, target)
+    named = (*Path(os.path.abspath(given)).parts, *Path(target).parts)
+    if any(part.casefold() == STORE_DIR for part in named):  # as typed, and symlinks followed
+        raise OutRefused(
+            f"--out {shown} is in a store's {STORE_DIR}/ folder, and the view never writes "
+            f"a store: write the page outside every {STORE_DIR}/ folder"
+        )
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise OutRefused(f"--out {shown}: there is no such directory {folder}")
+    if store is not None and os.path.isdir(store):
+        ancestor = folder
+        while True:
+            if os.path.samefile(ancestor, store):
+                raise OutRefused(
+                    f"--out {shown} is in the store's {STORE_DIR}/ folder "
+                    f"({os.fspath(store)}), and the view never writes a store: write the "
+                    "page elsewhere"
+                )
+            parent = os.path.dirname(ancestor)
+            if parent == ancestor:
+                break
+            ancestor = parent
+    _check_regular(shown, target)
+    return target
+
+
+def _shown(given: str, target: str) -> str:
+    """``given`` as the user typed it, and where it leads if that is elsewhere."""
+    return given if os.path.abspath(given) == target else f"{given} (which is {target})"
+
+
+def _check_regular(shown: str, target: str) -> None:
+    """:class:`OutRefused` unless ``target`` is absent or a regular file (never followed)."""
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise OutRefused(
+            f"--out {shown} is {kind}; the page replaces only a regular file: choose another path"
+        )
+
+
+def write_page(
+    path: str | os.PathLike[str], html: str, store: str | os.PathLike[str] | None = None
+) -> str:
+    """Write ``html`` to ``path`` whole (a reader never sees half a page); the file written.
+
+    The page is written beside :func:`out_target`'s file and renamed onto it, after
+    checking again, just before the rename, that the name still holds no other kind
+    of file (a rename replaces whatever the name holds).
+    """
+    target = out_target(path, store)
     folder = os.path.dirname(target)
     fd, temporary = tempfile.mkstemp(prefix=".mnem-history-", suffix=".html", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(html)
         os.chmod(temporary, 0o644)
+        _check_regular(_shown(os.fspath(path), target), target)
         os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+    return target
