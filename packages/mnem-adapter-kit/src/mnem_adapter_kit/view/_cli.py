@@ -385,7 +385,8 @@ def run_html(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
     data = page.page_data(args.root, head, steps, origins, [*readers.names, FOREIGN])
     title = f"Memory history: {os.path.basename(args.root) or args.root}"
     page.write_page(args.out, page.render(data, title))
-    print(f"wrote {os.path.abspath(args.out)} ({len(steps)} commits)", file=out)
+    commits = f"{len(steps)} commit" + ("" if len(steps) == 1 else "s")
+    print(f"wrote {os.path.abspath(args.out)} ({commits})", file=out)
 
 
 def merged_origins(client: Store, steps: Sequence[Step]) -> dict[str, CommitRecord]:
