@@ -44,7 +44,8 @@ done
 
 # The wheels pinned to their built versions, with the extras the READMEs install, so a
 # same-named release on PyPI cannot win; check_installed.py then proves the files are the wheels'.
-# autogen-ext[openai] is what the AutoGen README's Studio block needs (Studio's install brings it).
+# autogen-ext[openai] is what the AutoGen README's Studio block needs (Studio's install brings
+# it), run here with --snippet-env autogen-openai: a package's smoke install has no such client.
 mapfile -t requirements < <(built_pins "$DIST" | sed -e 's/^mnem-adapter-kit==/mnem-adapter-kit[testing]==/' \
     -e 's/^mnem-autogen==/mnem-autogen[agentchat]==/' -e 's/^mnem-langgraph==/mnem-langgraph[index]==/')
 markdown_docs=$(locked pytest-markdown-docs)
@@ -80,6 +81,8 @@ say "every README's Python blocks, verbatim, from the wheels; each quick start a
 began=$SECONDS
 readmes "$VENV/bin/python"
 say "the READMEs' blocks took $((SECONDS - began))s"
+say "the README blocks marked <!-- snippet: env autogen-openai -->, in the same environment"
+readmes "$VENV/bin/python" --snippet-env autogen-openai
 
 # AutoGen's MCP tools need mcp<2, which mnem-mcp's own environment cannot hold: as its README
 # says, that client gets an environment of its own and finds mnem-mcp on PATH.
