@@ -10,9 +10,11 @@ commits one entity node.
 
 At each size both servers hold ``n`` notes, spawned as an MCP host spawns them and driven by
 the official ``mcp`` client in the same rounds: ``python -m mnem_mcp --store DIR`` and the
-reference server (npm ``@modelcontextprotocol/server-memory``, pinned, installed under
-``benchmarks/.work/npm`` on first use; a JSONL file it rewrites whole on every write, without
-fsync). Without node or npm the reference is skipped, and the summary says so.
+reference server (npm ``@modelcontextprotocol/server-memory``, installed under
+``benchmarks/.work/npm`` on first use with ``npm ci`` from the lockfile in
+``scripts/ci/npm/reference-memory``, as the differential test installs it; a JSONL file it
+rewrites whole on every write, without fsync). Without node or npm the reference is skipped,
+and the summary says so.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ from harness import (
 )
 from mcp import Client, StdioServerParameters
 
-REFERENCE = "@modelcontextprotocol/server-memory@2026.8.31"
+REFERENCE = "@modelcontextprotocol/server-memory"
+LOCKED = BENCH_DIR.parent / "scripts" / "ci" / "npm" / "reference-memory"
 NPM_DIR = BENCH_DIR / ".work" / "npm"
 Make = Callable[[int, int], tuple[str, dict[str, Any]]]  # (call number, key) -> tool, arguments
 OURS: dict[str, Make] = {
@@ -100,21 +103,33 @@ def entity(name: str, i: int) -> dict[str, Any]:
 
 
 def reference_command() -> tuple[list[str] | None, str]:
-    """How to start the pinned reference server (installed on first use), or why it cannot be."""
-    entry = NPM_DIR / "node_modules" / REFERENCE.rsplit("@", 1)[0] / "dist" / "index.js"
+    """How to start the locked reference server (installed on first use), or why it cannot be."""
+    entry = NPM_DIR / "node_modules" / REFERENCE / "dist" / "index.js"
+    lock, installed = LOCKED / "package-lock.json", NPM_DIR / "package-lock.json"
+    current = entry.exists() and installed.exists() and installed.read_bytes() == lock.read_bytes()
     node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or (npm is None and not entry.exists()):
+    if node is None or (npm is None and not current):
         return None, "node and npm are needed for the reference server"
-    if not entry.exists():
-        progress(f"installing {REFERENCE} into {NPM_DIR}")
-        install = [npm, "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund"]
-        install += ["--fetch-retries=1", "--fetch-timeout=30000", REFERENCE]
+    if not current:
+        progress(f"installing {REFERENCE} into {NPM_DIR} from {lock}")
+        NPM_DIR.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(LOCKED / name, NPM_DIR / name)
+        install = [
+            npm,
+            "ci",
+            "--no-audit",
+            "--no-fund",
+            "--fetch-retries=1",
+            "--fetch-timeout=30000",
+        ]
         try:
-            done = subprocess.run(install, capture_output=True, text=True, timeout=120)
+            done = subprocess.run(install, cwd=NPM_DIR, capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
-            return None, f"`npm install {REFERENCE}` took more than 120 s"
+            return None, f"`npm ci` of {REFERENCE} took more than 120 s"
         if done.returncode != 0 or not entry.exists():
-            return None, f"`npm install {REFERENCE}` failed: {done.stderr.strip()[-300:]}"
+            installed.unlink(missing_ok=True)  # try again next time
+            return None, f"`npm ci` of {REFERENCE} failed: {done.stderr.strip()[-300:]}"
     return [node, str(entry)], ""
 
 
@@ -219,7 +234,10 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         rows.append(await bench_size(scratch, plan, n, reference))
     progress(f"the graph tools on both servers: {plan.graph_entities} entities")
     graph = await bench_graph(scratch, plan, reference)
-    return {"reference": REFERENCE, "skipped": skipped, "round_trips": rows, "graph": [graph]}
+    locked = json.loads((LOCKED / "package-lock.json").read_text(encoding="utf-8"))
+    version = locked["packages"][f"node_modules/{REFERENCE}"]["version"]
+    found = {"reference": f"{REFERENCE}@{version}", "skipped": skipped}
+    return found | {"round_trips": rows, "graph": [graph]}
 
 
 def summarize(found: dict[str, Any]) -> Summary:

@@ -432,7 +432,7 @@ def execute(
             load.append(os.getloadavg()[0])
 
     threading.Thread(target=sample, daemon=True).start()
-    scratch = Scratch(args.workdir)
+    scratch = Scratch(ignored_workdir(args.workdir))
     try:
         result["workloads"] = asyncio.run(workloads(scratch, plan))
     finally:
@@ -446,10 +446,34 @@ def execute(
     progress(f"done in {result['elapsed_s']} s: {path}")
 
 
+def ignored_workdir(path: Path) -> Path:
+    """``path``, if the stores under test may live there: outside the repository, or where git
+    ignores them. A work directory git would see is refused before anything is written, so a
+    run's stores can never be committed by mistake."""
+    root = BENCH_DIR.parent
+    where = path.resolve()
+    if where != root and root not in where.parents:
+        return path
+    try:
+        probe = subprocess.run(
+            ["git", "check-ignore", "-q", str(where / "store")], cwd=root, capture_output=True
+        )
+    except OSError:  # no git: not a checkout anyone commits from
+        return path
+    if probe.returncode == 1:
+        raise SystemExit(
+            f"--workdir {path}: git does not ignore it, so a run's stores could be committed;"
+            f" use the default ({BENCH_DIR / '.work'}), a folder outside the repository, or"
+            " one that .gitignore covers"
+        )
+    return path  # 0: ignored; 128: not a git checkout
+
+
 def parser(description: str) -> argparse.ArgumentParser:
     args = argparse.ArgumentParser(description=description)
     args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
     args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")
     workdir = BENCH_DIR / ".work"
-    args.add_argument("--workdir", type=Path, default=workdir, help="where stores under test live")
+    where = "where stores under test live (git-ignored, or outside the repository)"
+    args.add_argument("--workdir", type=Path, default=workdir, help=where)
     return args

@@ -12,11 +12,12 @@ import subprocess
 import sys
 import time
 
-from harness import BENCH_DIR, SCRIPTS, parser, progress
+from harness import BENCH_DIR, SCRIPTS, ignored_workdir, parser, progress
 
 
 def main() -> None:
     args = parser(__doc__ or "").parse_args()
+    ignored_workdir(args.workdir)  # before the first benchmark, not after it
     started = time.monotonic()
     flags = ["--out", str(args.out), "--workdir", str(args.workdir)] + ["--smoke"] * args.smoke
     for name in SCRIPTS:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
+import sys
 import tempfile
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
@@ -49,6 +51,8 @@ class ScriptedClient(BaseChatClient[Any]):
 async def on_autogen(store: Path) -> None:
     """Before the move: an AutoGen agent whose memory learns where the user lives."""
     memory = MnemosyneMemory("support-bot", store)
+    if await memory.items():
+        raise SystemExit(f"{store} already holds this example's memory; pass a new --store folder")
     client = ReplayChatCompletionClient(["Noted, Porto.", "Noted, Lisbon now."])
     agent = AssistantAgent("assistant", model_client=client, memory=[memory])
     for fact in ("The user lives in Porto.", "The user moved to Lisbon."):
@@ -117,6 +121,25 @@ async def main() -> None:
         await on_autogen(store)
         await on_agent_framework(store)
     print("\nok: an AutoGen memory carried over, injected as before, explained with why")
+    print_history_command(args.store, "the memory's history, from both frameworks")
+
+
+def print_history_command(store: Path | None, what: str) -> None:
+    """How to look at the store's history: ``mnem-history`` comes with the adapters."""
+    if store is None:
+        print("\nthis run's store was temporary; keep one with --store DIR, then look at it:")
+        where = "DIR"
+    else:
+        print(f"\nsee {what}:")
+        where = shlex.quote(str(Path(store).resolve()))
+    print(f"  {history_command()} --store {where} log")
+    print(f"  {history_command()} --store {where} html --out history.html")
+
+
+def history_command() -> str:
+    """``mnem-history`` as a shell can run it: the one installed beside this Python."""
+    beside = Path(sys.executable).with_name("mnem-history")
+    return shlex.quote(str(beside)) if beside.exists() else "mnem-history"
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
+import sys
 import tempfile
 from pathlib import Path
 
@@ -43,6 +45,8 @@ SCRIPT = [
 
 async def converse(store: Path) -> MnemosyneSession:
     session = MnemosyneSession("support-42", store)
+    if await session.get_items():
+        raise SystemExit(f"{store} already holds this example's session; pass a new --store folder")
     model = ScriptedModel(SCRIPT)
     agent = Agent(name="support", model=model, tools=[lookup_order])
     for turn, question in enumerate(QUESTIONS, 1):
@@ -104,6 +108,25 @@ async def main() -> None:
         await converse(store)
         await investigate(store)
     print("\nok: every turn committed, a belief explained with why, a turn taken again on a branch")
+    print_history_command(args.store, "the session's history, turn by turn")
+
+
+def print_history_command(store: Path | None, what: str) -> None:
+    """How to look at the store's history: ``mnem-history`` comes with the adapters."""
+    if store is None:
+        print("\nthis run's store was temporary; keep one with --store DIR, then look at it:")
+        where = "DIR"
+    else:
+        print(f"\nsee {what}:")
+        where = shlex.quote(str(Path(store).resolve()))
+    print(f"  {history_command()} --store {where} log")
+    print(f"  {history_command()} --store {where} html --out history.html")
+
+
+def history_command() -> str:
+    """``mnem-history`` as a shell can run it: the one installed beside this Python."""
+    beside = Path(sys.executable).with_name("mnem-history")
+    return shlex.quote(str(beside)) if beside.exists() else "mnem-history"
 
 
 if __name__ == "__main__":

@@ -50,3 +50,18 @@ def test_every_benchmark_runs_in_smoke_mode_and_reports(tmp_path: Path) -> None:
     assert "smoke run" in summary
     assert "PASS" in summary or "MISS" in summary
     assert not any(work.iterdir()), "the stores under test are cleaned up"
+
+
+def test_a_work_directory_git_would_see_is_refused_before_anything_is_written() -> None:
+    seen = BENCHMARKS / "not-ignored-work"  # inside the repository, and no .gitignore covers it
+    assert not seen.exists()
+    for script in ("run_all.py", "bench_autogen.py"):
+        done = subprocess.run(
+            [sys.executable, str(BENCHMARKS / script), "--smoke", "--workdir", str(seen)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode != 0
+        assert "git does not ignore it" in done.stderr, done.stderr[-2000:]
+        assert not seen.exists(), "refused before the first store"

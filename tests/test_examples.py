@@ -25,7 +25,7 @@ def test_example_runs_and_its_assertions_hold(script: str, tmp_path: Path) -> No
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
-@pytest.mark.parametrize("script", ["autogen_memory.py", "langgraph_memory.py", "mcp_client.py"])
+@pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.py")))
 def test_the_history_commands_an_example_prints_work_as_printed(
     script: str, tmp_path: Path
 ) -> None:

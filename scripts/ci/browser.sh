@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Install what the history view's browser test and benchmark need: Debian's chromium and the
-# npm package playwright-core (no browser download: it drives the system chromium).
+# npm package playwright-core (no browser download: it drives the system chromium), locked in
+# scripts/ci/npm/browser (package-lock.json, installed with `npm ci`).
 #
 #   bash scripts/ci/browser.sh        MNEM_BROWSER_TOOLS=DIR picks where playwright-core goes
 #
 # The test (tests/history_view/test_page_in_browser.py) finds both in the same defaults.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 
-PLAYWRIGHT_CORE_VERSION=1.65.1
 TOOLS="${MNEM_BROWSER_TOOLS:-$HOME/.cache/mnem-browser}"
 CHROMIUM="${MNEM_CHROMIUM:-/usr/bin/chromium}"
 
@@ -21,14 +22,5 @@ if [ ! -x "$CHROMIUM" ]; then
 fi
 "$CHROMIUM" --version
 
-installed=""
-if [ -f "$TOOLS/node_modules/playwright-core/package.json" ]; then
-    installed=$(node -p "require('$TOOLS/node_modules/playwright-core/package.json').version")
-fi
-if [ "$installed" != "$PLAYWRIGHT_CORE_VERSION" ]; then
-    echo "-- installing playwright-core $PLAYWRIGHT_CORE_VERSION (npm) into $TOOLS"
-    mkdir -p "$TOOLS"
-    npm install --prefix "$TOOLS" --no-audit --no-fund --silent --no-save \
-        "playwright-core@$PLAYWRIGHT_CORE_VERSION"
-fi
-echo "playwright-core $(node -p "require('$TOOLS/node_modules/playwright-core/package.json').version") in $TOOLS"
+npm_pinned browser "$TOOLS"
+echo "playwright-core $(node -p "require(process.argv[1]).version" "$TOOLS/node_modules/playwright-core/package.json") in $TOOLS"

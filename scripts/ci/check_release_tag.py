@@ -6,8 +6,11 @@ Usage: ``check_release_tag.py TAG [--dist DIR]``  (run from the workspace root)
 TAG is ``<package>-vX.Y.Z`` (``mnem-autogen-v0.1.0``). It must name a workspace member whose
 ``[project].version`` is exactly X.Y.Z, whose ``__version__`` (if the package sets one) agrees,
 and whose CHANGELOG.md passes ``changelog.py`` with a ``## X.Y.Z - YYYY-MM-DD`` entry: a real
-date, not "unreleased", "TBD" or a day to come. With ``--dist``, the directory must hold that
-package's wheel and sdist of that version and nothing else. Needs ``packaging``.
+date, not "unreleased", "TBD" or a day to come. A final release (not ``--package``, not a
+pre-release) must also have left no ``<!-- unreleased: PACKAGE -->`` notice in the pages, and
+its README's install line must be the published one (``readme_install.py``). With ``--dist``,
+the directory must hold that package's wheel and sdist of that version and nothing else.
+Needs ``packaging``.
 
 Prints ``tag=``, ``package=`` and ``version=`` lines for ``$GITHUB_OUTPUT``.
 """
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import changelog
+import readme_install
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -42,8 +46,15 @@ def members() -> dict[str, Path]:
     return found
 
 
-def problems_with(package: str, version: str, directory: Path, dist: Path | None) -> list[str]:
+def problems_with(
+    package: str, version: str, directory: Path, dist: Path | None, *, final: bool = False
+) -> list[str]:
     problems = []
+    if final:
+        try:
+            readme_install.pinned(package, version)
+        except ValueError as problem:
+            problems.append(f"{problem} (a release turns them into the published install line)")
     with open(directory / "pyproject.toml", "rb") as file:
         declared = tomllib.load(file)["project"]["version"]
     if declared != version:
@@ -102,7 +113,8 @@ def main() -> int:
     if package not in known:
         print(f"error: {package!r} is not a workspace package: {sorted(known)}", file=sys.stderr)
         return 1
-    problems = problems_with(package, version, known[package], args.dist)
+    final = args.package is None and version.replace(".", "").isdigit()  # not a dry run, not rc
+    problems = problems_with(package, version, known[package], args.dist, final=final)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     if problems:

@@ -2,6 +2,24 @@
 
 say() { printf -- '-- %s\n' "$*"; }
 
+MNEM_CI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# npm_pinned NAME DIR: the npm tree scripts/ci/npm/NAME locks (package.json, package-lock.json),
+# installed into DIR with `npm ci`, unless DIR already holds exactly that lockfile's install.
+# The lockfile pins every version beneath the package too: the reference memory server's tool
+# schemas change with the zod that npm would otherwise pick.
+npm_pinned() {
+    local locked="$MNEM_CI_DIR/npm/$1" dir=$2
+    if cmp -s "$locked/package-lock.json" "$dir/node_modules/.mnem-ci-lock.json"; then
+        return 0
+    fi
+    say "installing scripts/ci/npm/$1 into $dir (npm ci, from its lockfile)"
+    mkdir -p "$dir"
+    cp "$locked/package.json" "$locked/package-lock.json" "$dir"/
+    (cd "$dir" && npm ci --no-audit --no-fund --silent)
+    cp "$locked/package-lock.json" "$dir/node_modules/.mnem-ci-lock.json"
+}
+
 # built_pins DIST: print `name==version` for every wheel in DIST. Used as constraints, so a
 # same-named release on PyPI can never stand in for what was just built.
 built_pins() {

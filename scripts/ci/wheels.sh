@@ -2,7 +2,9 @@
 # Build every publishable package exactly as a release does and check the artifacts; then, in
 # a fresh environment outside the workspace holding the wheels plus PyPI (nothing editable),
 # import every module, run the worked example and every README's Python blocks
-# (scripts/ci/readme_blocks.py); last, each package's tests from its unpacked sdist.
+# (scripts/ci/readme_blocks.py: each README's quick start saved to a file and run with
+# `python`, with no API key in the environment); last, each package's tests from its unpacked
+# sdist.
 #
 #   bash scripts/ci/wheels.sh            MNEM_CI_PYTHON=python3.12 picks another interpreter
 set -euo pipefail
@@ -42,6 +44,8 @@ done
 
 # The wheels pinned to their built versions, with the extras the READMEs install, so a
 # same-named release on PyPI cannot win; check_installed.py then proves the files are the wheels'.
+# autogen-ext[openai] is what the AutoGen README's Studio block needs (Studio's install brings
+# it), run here with --snippet-env autogen-openai: a package's smoke install has no such client.
 mapfile -t requirements < <(built_pins "$DIST" | sed -e 's/^mnem-adapter-kit==/mnem-adapter-kit[testing]==/' \
     -e 's/^mnem-autogen==/mnem-autogen[agentchat]==/' -e 's/^mnem-langgraph==/mnem-langgraph[index]==/')
 markdown_docs=$(locked pytest-markdown-docs)
@@ -55,7 +59,7 @@ cd "$WORK"  # from here on nothing can import from the repository
 say "fresh environment $VENV ($("$PYTHON" --version)), wheels from $DIST plus PyPI"
 uv venv --quiet --python "$PYTHON" "$VENV"
 uv pip install --quiet --python "$VENV/bin/python" --find-links "$DIST" \
-    "${requirements[@]}" langgraph "$markdown_docs"
+    "${requirements[@]}" langgraph "autogen-ext[openai]" "$markdown_docs"
 uv pip check --python "$VENV/bin/python"
 
 say "importing every module of every built wheel"
@@ -70,11 +74,15 @@ say "worked example: examples/agent_framework_memory.py"
 
 # readmes PYTHON [ARG...]: the READMEs' blocks under PYTHON, the wheels' commands on PATH.
 readmes() {
-    (cd "$RUN/readmes" && PATH="$VENV/bin:$PATH" PYTHONPATH="$RUN" "$1" -m pytest -v \
-        -p no:cacheprovider -p readme_blocks --markdown-docs "${@:2}" packages)
+    (cd "$RUN/readmes" && PATH="$VENV/bin:$PATH" PYTHONPATH="$RUN" env -u OPENAI_API_KEY "$1" \
+        -m pytest -v -p no:cacheprovider -p readme_blocks --markdown-docs "${@:2}" packages)
 }
-say "every README's Python blocks, verbatim, from the wheels (pytest-markdown-docs)"
+say "every README's Python blocks, verbatim, from the wheels; each quick start as \`python FILE\`"
+began=$SECONDS
 readmes "$VENV/bin/python"
+say "the READMEs' blocks took $((SECONDS - began))s"
+say "the README blocks marked <!-- snippet: env autogen-openai -->, in the same environment"
+readmes "$VENV/bin/python" --snippet-env autogen-openai
 
 # AutoGen's MCP tools need mcp<2, which mnem-mcp's own environment cannot hold: as its README
 # says, that client gets an environment of its own and finds mnem-mcp on PATH.

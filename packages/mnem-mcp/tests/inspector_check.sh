@@ -7,14 +7,26 @@
 # which sends none. Exits non-zero on the first failure. Needs Node (npx) and the workspace's
 # Python environment (`uv sync --all-packages`).
 #
-#   PYTHON     the interpreter with mnem-mcp installed (default: .venv/bin/python)
-#   INSPECTOR  the npm package to run (default: the newest release that runs on
-#              Node 20; on Node >= 22.19 "@modelcontextprotocol/inspector@latest" works too)
+#   PYTHON          the interpreter with mnem-mcp installed (default: .venv/bin/python)
+#   MNEM_INSPECTOR  where the Inspector goes (default: ~/.cache/mnem-inspector): the tree
+#                   scripts/ci/npm/inspector locks (0.15.0, the newest release that runs on
+#                   Node 20), installed with `npm ci`
+#   INSPECTOR       an npm package to run with `npx -y` instead, unlocked (on Node >= 22.19
+#                   "@modelcontextprotocol/inspector@latest" works too)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 python=${PYTHON:-$root/.venv/bin/python}
-inspector=${INSPECTOR:-@modelcontextprotocol/inspector@0.15.0}
+if [ -n "${INSPECTOR:-}" ]; then
+    inspector=(npx -y "$INSPECTOR")
+else
+    source "$root/scripts/ci/lib.sh"
+    installed=${MNEM_INSPECTOR:-$HOME/.cache/mnem-inspector}
+    npm_pinned inspector "$installed"
+    inspector=("$installed/node_modules/.bin/mcp-inspector")
+    INSPECTOR="@modelcontextprotocol/inspector@$(node -p "require(process.argv[1]).version" \
+        "$installed/node_modules/@modelcontextprotocol/inspector/package.json") (locked)"
+fi
 work=$(mktemp -d)
 server_pid=
 stop_server() {
@@ -27,7 +39,7 @@ stop_server() {
 trap 'stop_server; rm -rf "$work"' EXIT
 
 inspect() {
-    npx -y "$inspector" --cli "$python" -m mnem_mcp --store "$work/store" "$@" 2>"$work/stderr"
+    "${inspector[@]}" --cli "$python" -m mnem_mcp --store "$work/store" "$@" 2>"$work/stderr"
 }
 
 # Reads the Inspector's JSON on stdin; runs the Python statements in $1 with it as `out`.
@@ -73,7 +85,7 @@ assert out["_meta"]["mnem/error"] == error, out
 # --- the knowledge-graph profile: the reference memory server's nine tools -----
 
 graph() {
-    npx -y "$inspector" --cli "$python" -m mnem_mcp --store "$work/graph" --tools knowledge-graph \
+    "${inspector[@]}" --cli "$python" -m mnem_mcp --store "$work/graph" --tools knowledge-graph \
         "$@" 2>"$work/stderr"
 }
 graph --method tools/list | expect '
@@ -136,7 +148,7 @@ serve_http() {
 over_http() {
     local errors=$1
     shift
-    npx -y "$inspector" --cli "$url" --transport http "$@" 2>"$errors"
+    "${inspector[@]}" --cli "$url" --transport http "$@" 2>"$errors"
 }
 
 # One Inspector client writing five nodes, one call each.
@@ -175,4 +187,4 @@ grep -q "bearer token is required" "$work/stderr" "$work/refused.json" || {
 }
 stop_server
 
-echo "inspector_check: ok ($inspector, stdio and HTTP)"
+echo "inspector_check: ok ($INSPECTOR, stdio and HTTP)"

@@ -85,3 +85,10 @@ def test_http_options_that_cannot_be_served_safely_are_refused_before_anything_s
     assert done.returncode == 2
     assert says in done.stderr
     assert untouched()
+
+
+def test_help_names_every_command_the_server_has() -> None:
+    done = serve("--help")
+    assert done.returncode == 0
+    assert "--transport" in done.stdout
+    assert "mnem-mcp import-memory-jsonl FILE" in " ".join(done.stdout.split()), done.stdout

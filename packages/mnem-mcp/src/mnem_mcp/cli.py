@@ -31,6 +31,11 @@ def parser() -> argparse.ArgumentParser:
             "Serve a Mnemosyne memory store to MCP clients: over stdio (the default), "
             "or over streamable HTTP with --transport http."
         ),
+        epilog=(
+            f"Another command: `mnem-mcp {IMPORT} FILE --store PATH` imports a reference MCP "
+            "memory server's memory.jsonl into a store as one commit, for --tools "
+            f"knowledge-graph to serve (`mnem-mcp {IMPORT} --help`)."
+        ),
     )
     cli.add_argument(
         "--store",

@@ -422,7 +422,8 @@ def run_html(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
         raise PageNotWritten(
             f"cannot write the page to {args.out}: {exc.strerror or exc}"
         ) from None
-    print(f"wrote {written} ({len(steps)} commits)", file=out)
+    commits = f"{len(steps)} commit" + ("" if len(steps) == 1 else "s")
+    print(f"wrote {written} ({commits})", file=out)
 
 
 def merged_origins(client: Store, steps: Sequence[Step]) -> dict[str, CommitRecord]:

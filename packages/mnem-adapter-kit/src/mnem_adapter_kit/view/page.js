@@ -37,6 +37,7 @@
       ch === "\n" || ch === "\t" ? ch : "\\u" + ch.codePointAt(0).toString(16).padStart(4, "0"));
   }
   const short = (id) => id.slice(0, 12);
+  const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const when = (ms) => new Date(ms).toISOString().replace("T", " ");
   const asText = (v) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
   function summary(v, width = 120) {
@@ -196,7 +197,7 @@
     const shown = rows.filter((row) => !row.hidden).length;
     const loading = rendered < commits.length ? ` (listing ${rendered} of ${commits.length}…)` : "";
     document.getElementById("timeline-count").textContent =
-      (needle ? `${shown} commits match` : `${commits.length} commits, newest first`) + loading;
+      (needle ? count(shown, "commit matches", "commits match") : `${count(commits.length, "commit", "commits")}, newest first`) + loading;
   }
   function toggleCommit(ci, open) {
     renderRows(ci);
@@ -292,7 +293,7 @@
     const present = items.filter((item) => currentVersion(item) >= 0).length;
     const shown = itemRows.filter((row) => row && !row.hidden).length;
     document.getElementById("items-count").textContent =
-      `${present} items in memory, ${items.length - present} removed` + (needle ? `; ${shown} match` : "");
+      `${count(present, "item", "items")} in memory, ${items.length - present} removed` + (needle ? `; ${shown} match` : "");
   }
   function commitLink(id) {
     const ci = commitIndex.get(id);
@@ -357,7 +358,7 @@
       if (v.event_time_ms !== null && v.event_time_ms !== undefined) origin.append(facts([["event time", when(v.event_time_ms)]]));
       panel.append(el("h3", { text: "Origin: the commit that set this value" }), origin);
     }
-    panel.append(el("h3", { text: `History (${item.history.length} changes, newest first)` }));
+    panel.append(el("h3", { text: `History (${count(item.history.length, "change", "changes")}, newest first)` }));
     const table = el("table", null, el("thead", null, el("tr", null,
       el("th", { class: "c-commit", text: "commit" }), el("th", { class: "c-kind", text: "change" }), el("th", { text: "value" }))));
     const body = el("tbody");
@@ -528,7 +529,7 @@
   // --- start --------------------------------------------------------------------
   const where = data.branch ? `branch ${data.branch}` : `detached at ${short(data.head || "")}`;
   document.getElementById("store").textContent = clean(
-    `${data.store} · ${where} · ${commits.length} commits · ${items.length} items · generated ${data.generated}`);
+    `${data.store} · ${where} · ${count(commits.length, "commit", "commits")} · ${count(items.length, "item", "items")} · generated ${data.generated}`);
   renderTimeline();
   const header = document.querySelector("header");
   const measure = () => document.documentElement.style.setProperty("--header", header.offsetHeight + "px");
