@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -169,3 +170,88 @@ async def test_a_token_file_is_read_and_a_short_token_refused(store: Path, tmp_p
     )
     assert refused.returncode == 2
     assert "shorter than 16 characters" in refused.stderr
+
+
+DEEP = 3000
+
+
+async def _session(http: httpx2.AsyncClient, url: str) -> dict[str, str]:
+    """Headers of an initialized session, for posting raw bodies."""
+    sent = {**ACCEPT, "Authorization": f"Bearer {TOKEN}"}
+    opened = await http.post(url, json=INITIALIZE, headers=sent)
+    assert opened.status_code == 200, opened.text
+    headers = {
+        **sent,
+        "content-type": "application/json",
+        "mcp-session-id": opened.headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-06-18",
+    }
+    done = await http.post(
+        url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+    )
+    assert done.status_code == 202
+    return headers
+
+
+def _remember(request_id: int, content: str) -> bytes:
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": "remember", "arguments": {"node_id": "note", "content": content}},
+        },
+        ensure_ascii=False,
+    ).encode()
+
+
+async def _chunks(size: int) -> AsyncIterator[bytes]:
+    for _ in range(size // 65536 + 1):
+        yield b" " * 65536
+
+
+async def test_bodies_no_client_should_send_get_json_rpc_errors_and_write_nothing(
+    store: Path,
+) -> None:
+    big = 5 * 2**20
+    bodies: list[tuple[str, bytes | AsyncIterator[bytes], dict[str, str], int, Any, int]] = [
+        ("not UTF-8", _remember(1, "café").replace("é".encode(), b"\xe9"), {}, 400, 1, -32700),
+        ("surrogate", _remember(2, "SUR").replace(b"SUR", b"\\ud800"), {}, 400, 2, -32700),
+        ("deep", _remember(3, "D").replace(b'"D"', b"[" * DEEP + b"]" * DEEP), {}, 400, 3, -32700),
+        ("not JSON", b"{not json", {}, 400, None, -32700),
+        ("empty", b"", {}, 400, None, -32700),
+        ("batch", b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', {}, 400, None, -32600),
+        ("float id", b'{"jsonrpc": "2.0", "id": 4.5, "method": "ping"}', {}, 400, None, -32600),
+        (
+            "bad params",
+            b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": 1}',
+            {},
+            400,
+            5,
+            -32600,
+        ),
+        ("text", _remember(6, "x"), {"content-type": "text/plain"}, 415, None, -32600),
+        ("no type", _remember(7, "x"), {"content-type": ""}, 415, None, -32600),
+        ("huge", _remember(8, "x" * big), {}, 413, None, -32600),
+        ("huge, chunked", _chunks(big), {}, 413, None, -32600),
+    ]
+    with http_server(store) as url:
+        async with httpx2.AsyncClient(timeout=60) as http:
+            headers = await _session(http, url)
+            for name, body, extra, status, request_id, code in bodies:
+                sent = {**headers, **extra}
+                if not extra.get("content-type", True):
+                    del sent["content-type"]
+                answer = await http.post(url, content=body, headers=sent)
+                assert answer.status_code == status, (name, answer.text)
+                assert answer.headers["content-type"] == "application/json", name
+                error = answer.json()
+                assert (error["id"], error["error"]["code"]) == (request_id, code), (name, error)
+            answer = b'{"jsonrpc": "2.0", "id": 3, "error": {"code": 7, "message": "mine"}}'
+            clients_own = await http.post(url, content=answer, headers=headers)
+            alive = await http.post(
+                url, content=b'{"jsonrpc": "2.0", "id": 9, "method": "ping"}', headers=headers
+            )
+    assert clients_own.status_code == 202, "a client's own error is taken, not refused"
+    assert alive.status_code == 200
+    assert commit_count(store) == 0

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mnem
+import pytest
 
 from mnem_adapter_kit import formats, open_store
 from mnem_adapter_kit.formats import knowledge_graph as spec
-from mnem_adapter_kit.testing.stores import commits
+from mnem_adapter_kit.testing.stores import commits, head_commit, write_foreign
 from mnem_mcp.graph_tools import INPUTS
 
 if TYPE_CHECKING:
@@ -260,6 +261,122 @@ def test_import_refuses_a_bad_line_and_a_store_that_has_a_graph(tmp_path: Path) 
     assert again.returncode == 1
     assert "already holds a knowledge graph" in again.stderr
     assert len(commits(store)) == 1
+
+
+async def test_an_import_never_gives_a_number_twice(
+    connect: Connect, store: Path, tmp_path: Path
+) -> None:
+    olds = [{"from": "x", "to": "y", "relationType": f"old{i}"} for i in (1, 2, 3)]
+    async with graph_session(connect) as session:
+        await session.ok("create_relations", relations=olds)
+        before = (await session.ok("graph_changes", since="HEAD"))["head"]
+        await session.ok("delete_relations", relations=olds)
+    head = head_commit(store)
+    jsonl = tmp_path / "memory.jsonl"
+    jsonl.write_text(
+        json.dumps({"type": "relation", "from": "a", "to": "b", "relationType": "new"})
+    )
+
+    done = _import(jsonl, store)
+    async with graph_session(connect) as session:
+        changes = await session.ok("graph_changes", since=before)
+
+    assert done.returncode == 1, done.stdout
+    assert "numbers" in done.stderr, done.stderr
+    assert "new store" in done.stderr
+    assert head_commit(store) == head
+    nodes = _nodes(store)
+    assert nodes[spec.RELATIONS.sequence_id] == 3
+    assert spec.RELATIONS.sequence_item_id(1) not in nodes
+    assert changes["relations"] == {"added": [], "removed": olds}
+
+
+async def test_a_number_held_by_a_node_the_graph_cannot_read_is_never_given_again(
+    connect: Connect, store: Path, tmp_path: Path
+) -> None:
+    unreadable = spec.RELATIONS.sequence_item_id(1)
+    write_foreign(store, {unreadable: {"format": "someone else's"}})
+    jsonl = tmp_path / "memory.jsonl"
+    jsonl.write_text(json.dumps({"type": "entity", **ADA}))
+
+    refused = _import(jsonl, store)
+    async with graph_session(connect) as session:
+        await session.ok("create_relations", relations=[KNOWS])
+        graph = await session.ok("read_graph")
+
+    assert refused.returncode == 1, refused.stdout
+    nodes = _nodes(store)
+    assert nodes[unreadable] == {"format": "someone else's"}
+    assert nodes[spec.RELATIONS.sequence_item_id(2)]["relationType"] == "knows"
+    assert nodes[spec.RELATIONS.sequence_id] == 2
+    assert graph == {"entities": [], "relations": [KNOWS]}
+
+
+@pytest.mark.parametrize(
+    ("second", "said"),
+    [
+        (
+            '{"type": "entity", "name": "Bob", "entityType": "t", "observations": '
+            + "[" * 3000
+            + "]" * 3000
+            + "}",
+            "line 2 nests deeper than 127 levels",
+        ),
+        ('{"type": "other", "x": ' + "[" * 3000 + "]" * 3000 + "}", "line 2 nests deeper"),
+        (
+            '{"type": "entity", "name": "B\\ud800", "entityType": "t", "observations": []}',
+            "line 2: the name contains a lone surrogate",
+        ),
+        (
+            '{"type": "relation", "from": "a", "to": "b", "relationType": "\\udfff"}',
+            "line 2: the relationType contains a lone surrogate",
+        ),
+        (
+            '{"type": "entity", "name": "Bob", "entityType": "t", "observations": ["\\ud800x"]}',
+            "line 2: an observation contains a lone surrogate",
+        ),
+    ],
+    ids=["deep entity", "deep other line", "name", "relation type", "observation"],
+)
+def test_import_refuses_a_line_it_cannot_store_with_its_number_and_writes_nothing(
+    tmp_path: Path, second: str, said: str
+) -> None:
+    jsonl = tmp_path / "memory.jsonl"
+    jsonl.write_text(json.dumps({"type": "entity", **ADA}) + "\n" + second + "\n")
+    store = tmp_path / "store"
+
+    done = _import(jsonl, store)
+
+    assert done.returncode == 1
+    assert said in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not store.exists(), "nothing written, not even a store"
+
+
+def test_import_reads_lines_as_the_reference_does(tmp_path: Path) -> None:
+    jsonl = tmp_path / "memory.jsonl"
+    ada = json.dumps({"type": "entity", **ADA}).replace(", ", ",\r")
+    jsonl.write_bytes(ada.encode() + b"\r\n" + json.dumps({"type": "entity", **BOB}).encode())
+    not_utf8 = tmp_path / "latin1.jsonl"
+    not_utf8.write_bytes(ada.encode() + b"\n" + b'{"type": "entity", "name": "caf\xe9"}\n')
+
+    done = _import(jsonl, tmp_path / "store")
+    refused = _import(not_utf8, tmp_path / "other")
+
+    assert done.returncode == 0, done.stderr
+    assert _graph(tmp_path / "store") == {"entities": [ADA, BOB], "relations": []}
+    assert refused.returncode == 1
+    assert "line 2 is not UTF-8" in refused.stderr, refused.stderr
+    assert not (tmp_path / "other").exists()
+
+
+def _graph(store: Path) -> dict[str, Any]:
+    nodes = _nodes(store)
+    entities = [spec.entity_of(c) for i, c in sorted(nodes.items()) if spec.ENTITIES.sequence_of(i)]
+    relations = [
+        spec.relation_of(c) for i, c in sorted(nodes.items()) if spec.RELATIONS.sequence_of(i)
+    ]
+    return {"entities": entities, "relations": relations}
 
 
 async def test_a_graph_session_is_served_over_stdio(spawn: Connect) -> None:

@@ -190,17 +190,21 @@ def import_memory_jsonl(argv: Sequence[str]) -> int:
     """``mnem-mcp import-memory-jsonl FILE``: the exit status (0, or 1 with the reason)."""
     args = import_parser().parse_args(argv)
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = Path(args.file).read_bytes()
+    except OSError as exc:
         print(f"mnem-mcp: cannot read {args.file}: {exc}", file=sys.stderr)
         return 1
+    try:
+        imported = graph.parse_jsonl(data)
+    except InvalidInputError as exc:
+        print(f"mnem-mcp: cannot import {args.file}: {exc}", file=sys.stderr)
+        return 1
+    message = (
+        f"import {Path(args.file).name}: {len(imported.entities)} entities, "
+        f"{len(imported.relations)} relations"
+    )
     service = MemoryService(StoreSettings(path=args.store, author=args.author))
     try:
-        imported = graph.parse_jsonl(text)
-        message = (
-            f"import {Path(args.file).name}: {len(imported.entities)} entities, "
-            f"{len(imported.relations)} relations"
-        )
         asyncio.run(GraphService(service).load(imported, message))
     except (StoreError, InvalidInputError) as exc:
         shown = for_command(exc, FLAGS) if isinstance(exc, StoreError) else str(exc)

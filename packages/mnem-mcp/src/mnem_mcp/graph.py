@@ -13,13 +13,12 @@ relations from or to its name, and searches ignore case.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from mnem_adapter_kit import Scope, describe
+from mnem_adapter_kit import MAX_NESTING, Scope, check_text, describe, from_json_text
 from mnem_adapter_kit.errors import InvalidInputError, NotFoundError
 from mnem_adapter_kit.formats.knowledge_graph import (
     ENTITIES,
@@ -49,11 +48,26 @@ def stored(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"format": FORMAT, **record}
 
 
-def decode(content: Any) -> Entity | Relation | int | None:
-    """What a graph node holds: an entity, a relation, a sequence mark, or ``None``."""
+class Unreadable:
+    """What a graph node holds that is none of the graph's records (another writer's, or damaged).
+
+    Kept rather than dropped, so that its number is never given again.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNREADABLE"
+
+
+UNREADABLE = Unreadable()
+
+
+def decode(content: Any) -> Entity | Relation | int | Unreadable:
+    """What a graph node holds: an entity, a relation, a sequence mark, or :data:`UNREADABLE`."""
     if isinstance(content, int) and not isinstance(content, bool):
         return content
-    return entity_of(content) or relation_of(content)
+    return entity_of(content) or relation_of(content) or UNREADABLE
 
 
 @dataclass
@@ -76,7 +90,12 @@ class Graph:
 
     @classmethod
     def of(cls, nodes: Mapping[str, Any], ids: Sequence[str]) -> Graph:
-        """The graph of decoded graph nodes (``ids`` in order: numbers sort as made)."""
+        """The graph of decoded graph nodes (``ids`` in order: numbers sort as made).
+
+        The numbers given so far run to the highest of the mark and of every
+        numbered node, whatever it holds: a node the graph cannot read (written by
+        another writer, or damaged) still holds its number.
+        """
         entities, relations = [], []
         entity_seq = relation_seq = 0
         for node_id in ids:
@@ -89,11 +108,13 @@ class Graph:
                 entity_seq = max(entity_seq, record)
             elif kind == "relation mark" and isinstance(record, int):
                 relation_seq = max(relation_seq, record)
-            elif kind == "entity" and isinstance(record, dict) and "name" in record:
-                entities.append((node_id, record))
+            elif kind == "entity":
+                if isinstance(record, dict) and "name" in record:
+                    entities.append((node_id, record))
                 entity_seq = max(entity_seq, seq)
-            elif kind == "relation" and isinstance(record, dict) and "from" in record:
-                relations.append((node_id, record))
+            elif kind == "relation":
+                if isinstance(record, dict) and "from" in record:
+                    relations.append((node_id, record))
                 relation_seq = max(relation_seq, seq)
         return cls(tuple(entities), tuple(relations), entity_seq, relation_seq)
 
@@ -238,22 +259,29 @@ def open_nodes(graph: Graph, names: Sequence[str]) -> dict[str, list[Any]]:
 # --- importing a reference server's file ----------------------------------------------------
 
 
-def parse_jsonl(text: str) -> Graph:
+def parse_jsonl(data: bytes) -> Graph:
     """The graph a reference server's ``memory.jsonl`` holds, in its order.
 
-    As the reference reads it: blank lines and lines of another ``type`` are
-    skipped; a line that is not JSON, or an entity or relation missing a field,
-    is refused with its line number.
+    As the reference reads it: lines end at ``\\n`` (a ``\\r`` is JSON whitespace),
+    blank lines and lines of another ``type`` are skipped, and fields an entity or
+    a relation does not have are left out. Refused with its line number, before
+    anything is written: a line that is not UTF-8, not JSON, or nested deeper than
+    :data:`~mnem_adapter_kit.MAX_NESTING` levels (the reference's records nest two),
+    an entity or a relation missing a field, and a text the store cannot hold (a
+    lone surrogate, which JSON's ``\\ud800`` escapes can spell).
     """
     entities: list[tuple[str, Entity]] = []
     relations: list[tuple[str, Relation]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(
+                f"line {number} is not UTF-8 (byte {exc.start + 1}: {exc.reason})"
+            ) from None
         if not line.strip():
             continue
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise InvalidInputError(f"line {number} is not JSON: {exc}") from None
+        item = _json_line(number, line)
         kind = item.get("type") if isinstance(item, dict) else None
         if kind == "entity":
             record = entity_of({"format": FORMAT, **item})
@@ -261,13 +289,32 @@ def parse_jsonl(text: str) -> Graph:
                 raise InvalidInputError(
                     f"line {number}: an entity needs name, entityType, observations"
                 )
+            check_text(record["name"], f"line {number}: the name")
+            check_text(record["entityType"], f"line {number}: the entityType")
+            for text in record["observations"]:
+                check_text(text, f"line {number}: an observation")
             entities.append((ENTITIES.sequence_item_id(len(entities) + 1), record))
         elif kind == "relation":
             found = relation_of({"format": FORMAT, **item})
             if found is None:
                 raise InvalidInputError(f"line {number}: a relation needs from, to, relationType")
+            for name, text in found.items():
+                check_text(text, f"line {number}: the {name}")
             relations.append((RELATIONS.sequence_item_id(len(relations) + 1), found))
     return Graph(tuple(entities), tuple(relations), len(entities), len(relations))
+
+
+def _json_line(number: int, line: str) -> Any:
+    """The JSON value of line ``number``, never a ``RecursionError``."""
+    try:
+        return from_json_text(line)
+    except InvalidInputError:
+        raise InvalidInputError(
+            f"line {number} nests deeper than {MAX_NESTING} levels, which no record of the "
+            "graph does"
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InvalidInputError(f"line {number} is not JSON: {exc}") from None
 
 
 def _appended(scope: Scope, seq: int, records: Sequence[Any], message: str) -> Change:

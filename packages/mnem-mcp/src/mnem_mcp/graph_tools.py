@@ -246,9 +246,15 @@ class GraphService:
         """Write ``imported`` into a store holding no graph yet, as one commit."""
 
         def apply(current: Graph) -> tuple[None, Change]:
-            if current.entities or current.relations or current.entity_seq:
+            # The numbers given so far count whatever still holds or marks one: a
+            # graph whose entities and relations were all deleted has given its
+            # numbers, and the import numbers from 1.
+            if current.entity_seq or current.relation_seq:
                 raise InvalidInputError(
-                    "the store already holds a knowledge graph; import into a new store"
+                    "the store already holds a knowledge graph, or held one: it has given "
+                    f"entity numbers up to {current.entity_seq} and relation numbers up to "
+                    f"{current.relation_seq}, which the import would give again; import into "
+                    "a new store"
                 )
             change = Change(message=message)
             for node_id, record in (*imported.entities, *imported.relations):

@@ -12,6 +12,14 @@ Opt-in (``--transport http``); stdio stays the default. Every request passes
 * with a token (``--token-file`` or ``$MNEM_MCP_TOKEN``), ``Authorization:
   Bearer <token>`` is required (401 otherwise). Off loopback the server does
   not start without one.
+
+Then a message posted to ``/mcp`` is read as over stdio (:mod:`mnem_mcp.wire`)
+before the SDK sees it, and answered with a JSON-RPC error when it cannot be
+taken: a body that is not ``application/json`` (415), is larger than
+:data:`MAX_BODY` (413), or is not one JSON-RPC message (400: bytes that are not
+UTF-8, a lone surrogate escape, nesting past the parser's limit, a batch, an id
+that is neither a string nor an integer, which the SDK took for a notification
+and never answered). The error carries the request's id when it can be read.
 """
 
 from __future__ import annotations
@@ -26,10 +34,15 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import uvicorn
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecuritySettings,
+)
+from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import wire
 from .server import MnemServer
 
 TOKEN_ENV = "MNEM_MCP_TOKEN"
@@ -38,6 +51,9 @@ MCP_PATH = "/mcp"
 SHORTEST_TOKEN = 16
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 ANY_HOST = "*"
+MAX_BODY = DEFAULT_MAX_REQUEST_BODY_SIZE
+"""The largest message body taken (the SDK's own limit, 4 MiB)."""
+JSON = "application/json"
 
 
 class HttpSetupError(ValueError):
@@ -151,23 +167,22 @@ class Guard:
             return
         headers = Headers(scope=scope)
         refusal = self._refusal(headers)
-        if refusal is None:
-            await self.app(scope, receive, send)
+        if refusal is not None:
+            status, message, extra = refusal
+            body = json.dumps({"error": {"code": "refused", "message": message}}).encode()
+            await _answer(send, status, body, extra)
             return
-        status, message, extra = refusal
-        body = json.dumps({"error": {"code": "refused", "message": message}}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    *extra,
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        if scope["method"] == "POST" and scope["path"] == MCP_PATH:
+            checked = await _message_body(headers, receive)
+            if checked is None:
+                return
+            if isinstance(checked, tuple):
+                status, error = checked
+                body = error.model_dump_json(by_alias=True, exclude_unset=True).encode()
+                await _answer(send, status, body)
+                return
+            receive = _replay(checked, receive)
+        await self.app(scope, receive, send)
 
     def _refusal(self, headers: Headers) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
         host = _host_name(headers.get("host", ""))
@@ -193,6 +208,71 @@ class Guard:
             return True
         name = urlsplit(key).hostname or ""
         return self.loopback_origins and name in LOOPBACK_NAMES
+
+
+async def _answer(
+    send: Send, status: int, body: bytes, extra: Collection[tuple[bytes, bytes]] = ()
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", JSON.encode()),
+                (b"content-length", str(len(body)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _message_body(
+    headers: Headers, receive: Receive
+) -> bytes | tuple[int, JSONRPCError] | None:
+    """A posted body holding one message; else the status and error to answer it with.
+
+    ``None`` when the client went away before sending it all.
+    """
+    media = headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != JSON:
+        return 415, _error(INVALID_REQUEST, f"Invalid Request: the body must be {JSON}")
+    too_large = 413, _error(INVALID_REQUEST, f"Invalid Request: the body is over {MAX_BODY} bytes")
+    declared = headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        return too_large
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        body += message.get("body", b"")
+        if len(body) > MAX_BODY:
+            return too_large
+        if not message.get("more_body", False):
+            break
+    found = wire.read_message(bytes(body))
+    if isinstance(found, wire.Refusal):
+        return 400, found.answer
+    return bytes(body)
+
+
+def _error(code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=message))
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` giving ``body`` once, then what the client sends next (a disconnect)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 def _host_name(host: str) -> str:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
-from typing import Any, cast
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.stdio import stdio_server
 from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
@@ -17,7 +16,7 @@ from .errors import Failure, failure_of
 from .graph_tools import GraphService, build_graph_tools
 from .memory import MemoryService, StoreSettings
 from .resources import add_resources
-from .stdio_transport import is_pipe, loop_stdio
+from .stdio_transport import loop_stdio
 from .tools import HARNESS_TOOLS, build_tools
 
 logger = logging.getLogger(__name__)
@@ -100,17 +99,12 @@ class MnemServer(MCPServer[dict[str, Any]]):
     async def run_stdio_async(self) -> None:
         """Serve over this process's stdin and stdout until the client closes them.
 
-        Pipes are served from the event loop (:mod:`mnem_mcp.stdio_transport`),
-        anything else by the SDK's threaded transport.
+        Pipes are served from the event loop, anything else through a worker
+        thread; every line is read by :mod:`mnem_mcp.wire`, so one the server
+        cannot take is answered with a JSON-RPC error (:mod:`.stdio_transport`).
         """
-        if not (is_pipe(0) and is_pipe(1)):
-            await super().run_stdio_async()
-            return
         lowlevel = self._lowlevel_server
-        async with (
-            loop_stdio() as (stdin, stdout),
-            stdio_server(stdin=cast(Any, stdin), stdout=cast(Any, stdout)) as (read, write),
-        ):
+        async with loop_stdio() as (read, write):
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
