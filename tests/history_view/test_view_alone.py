@@ -122,3 +122,33 @@ def test_the_knowledge_graph_is_shown_as_entities_and_relations(
         ("knowledge-graph", "entity Bob", "person"),
         ("knowledge-graph", "relation Ada —knows→ Bob", ""),
     ]
+
+
+async def test_a_store_of_many_volumes_is_shown_whole(
+    tmp_path: Path, history_json: Any, monkeypatch: Any
+) -> None:
+    from autogen_core.memory import MemoryContent
+
+    from mnem_autogen import MnemosyneMemory
+
+    def note(text: str) -> MemoryContent:
+        return MemoryContent(content=text, mime_type="text/plain")
+
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "3")
+    memory = MnemosyneMemory("notes", store_path=tmp_path)
+    for n in range(1, 11):
+        await memory.add(note(f"fact {n}"))
+    await memory.clear()
+    await memory.add(note("after the clear"))
+    await memory.close()
+    monkeypatch.delenv("MNEM_VOLUME_NODES")
+    assert len(list((tmp_path / ".mnem-volumes").iterdir())) == 3
+
+    steps = history_json(tmp_path, "log")
+    said = [side(c)["said"] for step in steps for c in step["changes"] if c["after"]]
+    item = history_json(tmp_path, "show", "notes #2")
+
+    assert said[0] == "after the clear"
+    assert sorted(said[1:]) == sorted(f"fact {n}" for n in range(1, 11))
+    assert sum(not c["after"] for step in steps for c in step["changes"]) == 10  # the clear
+    assert item["current"] is None

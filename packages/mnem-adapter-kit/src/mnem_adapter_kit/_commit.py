@@ -30,7 +30,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import mnem
 
@@ -39,6 +39,9 @@ from ._ids import check_id, is_scope_id, parse
 from ._paths import STORE_DIR, open_regular, read_regular
 from .errors import CorruptStoreError, InvalidRefError, StoreError
 from .history import CommitRecord, finish
+
+if TYPE_CHECKING:
+    from ._volumes import Volumes
 
 JOURNAL_NAME = "adapter-write.pending"
 MESSAGE_NAMES = 5
@@ -125,12 +128,18 @@ class Write:
     """
 
     def __init__(
-        self, engine: mnem.Store, stage: Stage, root: str, record: _record.Appender
+        self,
+        engine: mnem.Store,
+        stage: Stage,
+        root: str,
+        record: _record.Appender,
+        volumes: Volumes,
     ) -> None:
         self._engine = engine
         self._stage = stage
         self._record = record
         self._root = root
+        self._volumes = volumes
         self._journal: _Journal | None = None
         self.parent: str | None = engine.head_commit()
         """The commit the write builds on (None on an empty store)."""
@@ -255,15 +264,38 @@ class Write:
             message = describe(verb, [*self._added, *self._removed])
         recorded = recordable and not self._added.keys() & set(self._removed)
         line = self._record.line(self.parent, self._added, self._removed) if recorded else None
-        time_ms = now_ms()
         self._flush()
+        time_ms = self._volumes.commit_time(now_ms())
         commit: str = self._stage("commit", message, author=author, time_ms=time_ms)
-        parents = () if self.parent is None else (self.parent,)
-        record = CommitRecord(commit, parents, time_ms, author, message)
+        parts = self._volumes.parts
+        parent = self.parent
+        for part in parts[:-1]:  # a write across volumes: a commit, and a line, per volume
+            if recorded:
+                self._record.append(part.commit, self._line_of(parent, part.ops))
+            parent = part.commit
+        if len(parts) > 1:
+            line = self._line_of(parent, parts[-1].ops) if recorded else None
+            time_ms = parts[-1].time_ms
+        record = CommitRecord(commit, () if parent is None else (parent,), time_ms, author, message)
         self.committed = Committed(commit, self.parent, self._added, tuple(self._removed), record)
         if line is not None:
             self._record.append(commit, line)
         return self.committed
+
+    def _line_of(self, parent: str | None, ops: Sequence[tuple[Any, ...]]) -> str:
+        """The change record's line for the part of this write that ``ops`` staged."""
+        added = {
+            op[1]: mnem.MemoryNode(
+                id=op[1],
+                content=op[2],
+                content_kind=op[3],
+                provenance=op[4] or mnem.Provenance(),
+                event_time=op[5],
+            )
+            for op in ops
+            if op[0] == "add"
+        }
+        return self._record.line(parent, added, [op[1] for op in ops if op[0] == "rm"])
 
     def _rollback(self) -> bool:
         """Unstage what this write staged; whether every unstage succeeded."""

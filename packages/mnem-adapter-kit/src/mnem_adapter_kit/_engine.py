@@ -53,6 +53,7 @@ from ._commit import Committed, clear_abandoned_staging
 from ._opening import open_engine
 from ._record import Appender
 from ._turns import Turns
+from ._volumes import Volumes
 from ._waiting import WaitSignal
 from .errors import (
     BusyError,
@@ -202,6 +203,9 @@ class _Engine:
 
     def _invoke(self, name: str, args: Any, kwargs: Any, *, staging: bool) -> Any:
         handle, engine = self._live()
+        routed = handle.volumes.route(name)
+        call = getattr(engine, name) if routed is None else routed
+        del engine
         if name not in _KEEPS_HEAD:
             if name in _GUARDED and handle.foreign is not None:
                 raise ConflictError(handle.foreign, store_path=handle.root)
@@ -214,7 +218,7 @@ class _Engine:
         watch = observer
         started = time.perf_counter_ns() if watch is not None else 0
         try:
-            result = getattr(engine, name)(*args, **kwargs)
+            result = call(*args, **kwargs)
         except BaseException as exc:
             handle.forget_head()
             if exc.__traceback__ is not None:
@@ -224,7 +228,7 @@ class _Engine:
                 raise
             raise error from exc
         finally:
-            del engine
+            del call
             if watch is not None:
                 watch("call", name, started, time.perf_counter_ns())
         if name == "commit":
@@ -245,6 +249,8 @@ class Handle:
         self.signal = WaitSignal(root)
         self.record = Appender(root)
         """Where this handle's writes append the change record (open while the handle is)."""
+        self.volumes = Volumes(root, lambda: _make_room(self, 0))
+        """The store's volumes after the first, opened while this handle is (ADR 0028)."""
         self.written: OrderedDict[str, Committed] = OrderedDict()
         """The latest writes made through this handle, by commit, for mirrors to catch up with."""
         self.engine: mnem.Store | None = None
@@ -298,7 +304,9 @@ class Handle:
     def recheck_staging(self) -> None:
         """Look at the engine's staging again (a section staged outside a write)."""
         assert self.engine is not None
-        self.foreign = clear_abandoned_staging(self.engine, self.root)
+        self.foreign = clear_abandoned_staging(
+            self.engine, self.root
+        ) or self.volumes.recheck_staging(clear_abandoned_staging)
         self.staging_checked = True
 
     def note_written(self, committed: Committed) -> None:
@@ -309,6 +317,7 @@ class Handle:
 
     def forget_head(self) -> None:
         self.head_commit = self.head = _UNKNOWN
+        self.volumes.forget_heads()
 
     def _open(self, create: bool) -> bool:
         now = time.monotonic()
@@ -341,6 +350,17 @@ class Handle:
         self.foreign = foreign
         self.staging_checked = True
         self.forget_head()
+        try:
+            self.volumes.opened(engine)
+        except BaseException as exc:
+            del engine
+            self._drop()
+            exc.__traceback__ = None
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, (mnem.MnemError, OSError)) or is_engine_panic(exc):
+                raise translate(exc, store_path=self.root) from None
+            raise
         self.signal.stop_waiting()
         self._foreign_since = None
         self._defer_until = 0.0
@@ -475,6 +495,7 @@ class Handle:
             self._section.release()
 
     def _drop(self) -> None:
+        self.volumes.closed()
         engine, self.engine = self.engine, None
         self.forget_head()
         self.record.close()
@@ -623,10 +644,13 @@ def _after_fork_in_child() -> None:
     _reaper = _Reaper()
     _forked.clear()
     for handle in _registry.values():
+        kept = handle.volumes.kept_after_fork()
         if handle.engine is not None:
-            _kept_forever.append(handle.engine)  # dropping it would unlock the parent's lock
-            ctypes.pythonapi.Py_IncRef(ctypes.py_object(handle.engine))
+            kept.append(handle.engine)
             handle.engine = None
+        for engine in kept:
+            _kept_forever.append(engine)  # dropping it would unlock the parent's lock
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
         handle.forget_head()
         handle._section = threading.RLock()
         handle._section_owner = None

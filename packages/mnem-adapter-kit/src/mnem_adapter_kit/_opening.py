@@ -37,7 +37,7 @@ import mnem
 
 from . import _branching
 from ._commit import clear_abandoned_staging
-from ._paths import STORE_DIR
+from ._paths import STORE_DIR, VOLUMES_DIR
 from .errors import (
     NO_SPACE_HINT,
     CorruptStoreError,
@@ -224,8 +224,13 @@ def _missing_directories(root: str) -> list[str]:
     return missing
 
 
-def open_engine(root: str, *, create: bool) -> tuple[mnem.Store, str | None]:
+def open_engine(
+    root: str, *, create: bool, journal_root: str | None = None
+) -> tuple[mnem.Store, str | None]:
     """The engine store whose ``.mnem`` is directly in ``root``, created if asked.
+
+    ``journal_root``: the store whose pending-write journal names what killed writes staged
+    (a volume's store, not the volume; ``root`` by default).
 
     Also what writes must refuse, said as a :class:`~mnem_adapter_kit.errors.ConflictError`
     message: staging that no adapter of ours left (``None`` when there is none). Raises
@@ -237,8 +242,8 @@ def open_engine(root: str, *, create: bool) -> tuple[mnem.Store, str | None]:
     engine = _open_checked(root, create=create)
     try:
         _check_head(engine, root)
-        foreign = clear_abandoned_staging(engine, root)
-        if foreign is None:
+        foreign = clear_abandoned_staging(engine, journal_root or root)
+        if foreign is None and not os.path.isdir(os.path.join(root, VOLUMES_DIR)):
             _branching.settle(functools.partial(_call, engine), root)
         return engine, foreign
     except BaseException as exc:

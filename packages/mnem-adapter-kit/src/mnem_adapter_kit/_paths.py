@@ -18,6 +18,8 @@ from pathlib import Path
 from .errors import InvalidInputError
 
 STORE_DIR = ".mnem"
+VOLUMES_DIR = ".mnem-volumes"
+"""The folder, beside ``.mnem``, holding a store's volumes after the first (ADR 0028)."""
 STORE_ENV = "MNEM_STORE"
 _SLUG_NOISE = re.compile(r"[^a-z0-9._-]+")
 READ_STEP = 1 << 20

@@ -432,7 +432,7 @@ class _WriteSection(_Section):
                 )
             if self._mirror is not None:
                 self._mirror.sync(engine)
-            self._write = Write(engine, engine._stage, handle.root, handle.record)
+            self._write = Write(engine, engine._stage, handle.root, handle.record, handle.volumes)
         except BaseException as exc:
             self._end(exc, raise_it=True)
             raise

@@ -34,6 +34,7 @@ from .. import formats, history
 from .._opening import copy_store_dir
 from .._paths import STORE_DIR, STORE_ENV, default_store_path, store_root
 from .._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
+from .._volumes import volume_numbers, volume_root
 from ..errors import NoStoreError, StoreError, for_command
 from ..history import CommitRecord, Walk
 from . import _export as export
@@ -183,7 +184,17 @@ def _readable(root: str) -> Iterator[str]:
     scratch = tempfile.mkdtemp(prefix="mnem-history-")
     try:
         copy_store_dir(store, os.path.join(scratch, STORE_DIR))
-        size = sum(entry.stat().st_size for entry in os.scandir(os.path.join(scratch, STORE_DIR)))
+        for number in volume_numbers(root):  # the store's other volumes (ADR 0028)
+            copied = volume_root(scratch, number)
+            os.makedirs(copied)
+            copy_store_dir(
+                os.path.join(volume_root(root, number), STORE_DIR), os.path.join(copied, STORE_DIR)
+            )
+        size = sum(
+            os.path.getsize(os.path.join(folder, name))
+            for folder, _, names in os.walk(scratch)
+            for name in names
+        )
         print(
             f"{PROG}: {root} cannot be written here; reading a private copy of its store "
             f"({size / 1e6:.1f} MB, taken now)",

@@ -1,0 +1,905 @@
+"""A store as volumes of bounded size: engine stores read and written as one (ADR 0028).
+
+The engine writes a store's whole state map with every commit, so one engine store
+costs the square of its work. A store is therefore one or more *volumes*, each an
+engine store of at most :data:`VOLUME_NODES` live nodes: volume 0 is ``<store>/.mnem``
+(every store made before volumes is a store of one), volume ``n`` is
+``<store>/.mnem-volumes/<n>/.mnem`` and begins with an empty commit of the kit's.
+
+* **Placement.** A node lives in one volume: a change or removal goes where it is
+  live, a write's new nodes go together to the newest volume, or to a new one once
+  that holds :data:`VOLUME_NODES`.
+* **Order.** The store's history is every volume's first-parent chain merged by commit
+  time, then volume number. Commits are made later than every volume's HEAD, so the
+  merge is the order of the writes; a commit's first parent in the store's history is
+  the commit before it in that order.
+* **Branches** are every volume's, changed in every volume with volume 0 last; a volume
+  whose HEAD disagrees with volume 0's is brought to it when opened.
+* **A write across volumes** is journaled whole before its first commit and finished by
+  the next opening if a kill interrupted it.
+
+:class:`Volumes` belongs to one engine handle (:mod:`._engine`) and answers, for the
+whole store, the engine calls operations make through the handle's proxy. A store of
+one volume takes the engine's own path but for the staging calls and ``commit``,
+which notice when volume 0 is full. Volume 0's lock is the store's: the other
+volumes are opened only inside a section, and closed with volume 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import heapq
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from time import time_ns
+from typing import Any
+
+import mnem
+
+from . import _branching
+from ._opening import open_engine
+from ._paths import STORE_DIR, VOLUMES_DIR, open_regular
+from .errors import (
+    BusyError,
+    ConflictError,
+    CorruptStoreError,
+    InvalidInputError,
+    InvalidRefError,
+    StoreIoError,
+    from_os_error,
+    is_lock_held,
+    os_errno,
+)
+
+JOURNAL_NAME = "adapter-volumes.pending"
+"""A write across volumes, in volume 0's ``.mnem``, between its journaling and its last commit."""
+VOLUME_NODES = 256
+"""Live nodes per volume: the fewest bytes per item measured (ADR 0028)."""
+VOLUME_NODES_ENV = "MNEM_VOLUME_NODES"
+"""Sets the bound (tests use a handful)."""
+AUTHOR = "mnem-adapter-kit"
+"""The author of each volume's opening commit."""
+_NAME = re.compile(r"[0-9]{6}")
+_BRANCH_HEAD = "ref: "
+_ROUTED_ALWAYS = frozenset({"add", "rm", "unstage", "commit"})
+"""Engine calls :class:`Volumes` answers even for a store of one volume."""
+_MULTI = frozenset(
+    {
+        "head",
+        "head_commit",
+        "log",
+        "resolve",
+        "state_at",
+        "working_memory",
+        "working_node",
+        "changed_by",
+        "diff",
+        "blame",
+        "staged",
+        "staged_deletions",
+        "branches",
+        "new_branch",
+        "checkout",
+        "delete_branch",
+    }
+)
+"""The engine calls :class:`Volumes` answers once the store has several volumes."""
+_REFUSED = frozenset({"merge", "bisect", "add_node"})
+
+Op = tuple[Any, ...]
+"""A staged change: ``("add", id, content, content_kind, provenance, event_time)`` or ``("rm", id)``."""
+
+
+def volume_nodes() -> int:
+    """The bound: :data:`VOLUME_NODES`, or ``$MNEM_VOLUME_NODES``."""
+    raw = os.environ.get(VOLUME_NODES_ENV)
+    if not raw:
+        return VOLUME_NODES
+    try:
+        bound = int(raw)
+    except ValueError:
+        bound = 0
+    if bound < 1:
+        raise InvalidInputError(f"{VOLUME_NODES_ENV} must be a whole number above 0, not {raw!r}")
+    return bound
+
+
+def volume_root(root: str, number: int) -> str:
+    """The directory holding volume ``number``'s ``.mnem``."""
+    return root if number == 0 else os.path.join(root, VOLUMES_DIR, f"{number:06d}")
+
+
+def volume_numbers(root: str) -> list[int]:
+    """The volumes of the store at ``root`` after the first, oldest first."""
+    try:
+        entries = os.scandir(os.path.join(root, VOLUMES_DIR))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise from_os_error(exc, store_path=root) from exc
+    with entries:
+        return sorted(
+            int(entry.name)
+            for entry in entries
+            if _NAME.fullmatch(entry.name)
+            and int(entry.name) > 0
+            and os.path.isdir(os.path.join(entry.path, STORE_DIR))
+        )
+
+
+@dataclass(frozen=True)
+class Part:
+    """One volume's commit of a write: where, which, when, and what it staged there."""
+
+    volume: int
+    commit: str
+    time_ms: int
+    ops: tuple[Op, ...]
+
+
+def _is_opening(commit: mnem.Commit, number: int) -> bool:
+    return number > 0 and not commit.parents
+
+
+def _key(commit: mnem.Commit, number: int) -> tuple[int, int]:
+    return commit.time, number
+
+
+class Volumes:
+    """The volumes of one store, for the handle that holds volume 0 (see the module)."""
+
+    def __init__(self, root: str, make_room: Callable[[], bool]) -> None:
+        self.root = root
+        self.bound = volume_nodes()
+        self.numbers: list[int] = []
+        """The volumes after the first, oldest first."""
+        self.parts: list[Part] = []
+        """What the last :meth:`commit` wrote, one part per volume, in commit order."""
+        self._make_room = make_room
+        self._engines: dict[int, mnem.Store] = {}
+        self._foreign: dict[int, str] = {}
+        self._heads: dict[int, mnem.Commit | None] = {}
+        self._ids: dict[int, tuple[str | None, set[str]]] = {}
+        self._chains: dict[int, tuple[str, tuple[mnem.Commit, ...]]] = {}
+        self._openings: dict[int, str] = {}
+        self._states: dict[str, dict[str, mnem.MemoryNode]] = {}
+        self._ops: dict[int, list[Op]] = {}
+        self._staged_at: dict[str, int] = {}
+        self._new_in: int | None = None
+        self._merged_at: tuple[tuple[str | None, ...], list[tuple[mnem.Commit, int]]] | None = None
+
+    # --- lifecycle ----------------------------------------------------------------
+
+    @property
+    def multi(self) -> bool:
+        """Whether the store has more than one volume."""
+        return bool(self.numbers)
+
+    def route(self, name: str) -> Callable[..., Any] | None:
+        """The method answering engine call ``name`` for the whole store, None for volume 0's."""
+        if name in _ROUTED_ALWAYS:
+            return getattr(self, "_" + name)  # type: ignore[no-any-return]
+        if self.multi and name in _MULTI:
+            return getattr(self, name)  # type: ignore[no-any-return]
+        if self.multi and name in _REFUSED:
+            raise InvalidInputError(
+                f"{name} is not supported yet on a store of several volumes ({self.root})"
+            )
+        return None
+
+    def opened(self, engine: mnem.Store) -> None:
+        """Volume 0 was just opened: find the others and finish a write a kill interrupted."""
+        self._engines = {0: engine}
+        self._forget_section()
+        self.numbers = volume_numbers(self.root)
+        if os.path.lexists(self._journal_path):
+            self._recover()
+        if self.multi:
+            _branching.settle(self._dispatch, self.root)
+
+    def _dispatch(self, name: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Engine call ``name`` for the whole store (as the handle's proxy makes it)."""
+        routed = self.route(name)
+        return (routed or getattr(self.engine(0), name))(*args, **kwargs)
+
+    def closed(self) -> None:
+        """Volume 0 is closing: close the others (their handles go with this object's references)."""
+        self._engines = {}
+        self._foreign = {}
+        self._forget_section()
+
+    def kept_after_fork(self) -> list[mnem.Store]:
+        """The volume handles a forked child must never drop (they hold the parent's locks)."""
+        kept = [engine for number, engine in self._engines.items() if number]
+        self._engines = {}
+        self._forget_section()
+        return kept
+
+    def recheck_staging(self, clear: Callable[[mnem.Store, str], str | None]) -> str | None:
+        """Clear what killed writes staged in the open volumes; anybody else's, as a message."""
+        found = None
+        for number, engine in list(self._engines.items()):
+            if number:
+                message = clear(engine, self.root)
+                if message is None:
+                    self._foreign.pop(number, None)
+                else:
+                    self._foreign[number] = found = message
+        return found
+
+    def forget_heads(self) -> None:
+        """Something may have moved a volume's HEAD: read each again when next asked."""
+        self._heads = {}
+        self._merged_at = None
+
+    def _forget_section(self) -> None:
+        self._merged_at = None
+        self._heads = {}
+        self._ops = {}
+        self._staged_at = {}
+        self._new_in = None
+
+    # --- volumes and what they hold -------------------------------------------------
+
+    def _all(self) -> list[int]:
+        return [0, *self.numbers]
+
+    def engine(self, number: int) -> mnem.Store:
+        """Volume ``number``'s engine, opened (and brought to volume 0's HEAD) if need be."""
+        found = self._engines.get(number)
+        if found is None:
+            if not number:
+                raise RuntimeError("volume 0 is opened by its handle, not here")
+            found = self._open(number, create=False)
+        return found
+
+    def _open(self, number: int, *, create: bool) -> mnem.Store:
+        root = volume_root(self.root, number)
+        try:
+            try:
+                engine, foreign = open_engine(root, create=create, journal_root=self.root)
+            except StoreIoError as exc:
+                if os_errno(exc) not in (errno.EMFILE, errno.ENFILE) or not self._make_room():
+                    raise
+                engine, foreign = open_engine(root, create=create, journal_root=self.root)
+        except BaseException as exc:
+            if is_lock_held(exc):
+                exc.__traceback__ = None
+                raise BusyError(
+                    f"volume {number} is held by another process without the store's lock "
+                    "(a tool writing the volume directly?)",
+                    store_path=self.root,
+                ) from None
+            raise
+        self._engines[number] = engine
+        if foreign is not None:
+            self._foreign[number] = foreign
+        if engine.head_commit() is None:
+            self._begin_volume(number, engine)
+        else:
+            self._align(number, engine)
+        return engine
+
+    def _begin_volume(self, number: int, engine: mnem.Store) -> None:
+        """Give a new volume its opening commit, on volume 0's branch."""
+        time = max(_now_ms(), self._floor(without=number))
+        engine.commit(f"open volume {number}", author=AUTHOR, time_ms=time)
+        self._heads.pop(number, None)
+        self._align(number, engine)
+
+    def _align(self, number: int, engine: mnem.Store) -> None:
+        """Put volume ``number`` on volume 0's branch (or commit, when detached)."""
+        wanted = self.engine(0).head()
+        if engine.head() == wanted:
+            return
+        if wanted.startswith(_BRANCH_HEAD):
+            branch = wanted[len(_BRANCH_HEAD) :]
+            if branch not in dict(engine.branches()):
+                engine.new_branch(branch, start=self._opening(number, engine))
+            engine.checkout(branch)
+        else:
+            positions = self._positions(wanted.strip())
+            engine.checkout(positions.get(number) or self._opening(number, engine))
+        self._heads.pop(number, None)
+
+    def _opening(self, number: int, engine: mnem.Store | None = None) -> str:
+        """Volume ``number``'s opening commit (the root of its every branch)."""
+        found = self._openings.get(number)
+        if found is None:
+            chain = (engine or self.engine(number)).log(first_parent=True)
+            found = self._openings[number] = chain[-1].id
+        return found
+
+    def _create(self) -> int:
+        number = (self.numbers[-1] if self.numbers else 0) + 1
+        os.makedirs(os.path.join(self.root, VOLUMES_DIR), exist_ok=True)
+        self.numbers.append(number)
+        try:
+            self._open(number, create=True)
+        except BaseException:
+            self.numbers.pop()
+            raise
+        return number
+
+    def _head(self, number: int) -> mnem.Commit | None:
+        """Volume ``number``'s HEAD commit (its opening commit included)."""
+        if number not in self._heads:
+            found = self.engine(number).log(first_parent=True, limit=1)
+            self._heads[number] = found[0] if found else None
+        return self._heads[number]
+
+    def _floor(self, without: int | None = None) -> int:
+        """A commit time later than every volume's HEAD."""
+        times = [
+            head.time
+            for number in self._all()
+            if number != without and (head := self._head(number)) is not None
+        ]
+        return max(times, default=0) + 1
+
+    def commit_time(self, now: int) -> int:
+        """The time a commit made now is recorded at: ``now``, or later than every volume's HEAD."""
+        return max(now, self._floor()) if self.multi else now
+
+    def _live(self, number: int) -> set[str]:
+        """The ids live in volume ``number`` at its HEAD (committed, not staged)."""
+        head = self._head(number)
+        commit = None if head is None else head.id
+        known = self._ids.get(number)
+        if known is None or known[0] != commit:
+            ids = set() if commit is None else set(self._state(number, commit))
+            known = self._ids[number] = (commit, ids)
+        return known[1]
+
+    def _home(self, node_id: str) -> int | None:
+        for number in reversed(self._all()):
+            if node_id in self._live(number):
+                return number
+        return None
+
+    def _state(self, number: int, commit: str) -> Mapping[str, mnem.MemoryNode]:
+        found = self._states.get(commit)
+        if found is None:
+            engine = self.engine(number)
+            head = self._head(number)
+            if head is not None and head.id == commit and not engine.staged():
+                found = engine.working_memory() if not engine.staged_deletions() else None
+            if found is None:
+                found = engine.state_at(commit)
+            if len(self._states) >= 64:
+                self._states.pop(next(iter(self._states)))
+            self._states[commit] = found
+        return found
+
+    # --- staging and committing -------------------------------------------------------
+
+    def _add(self, node_id: str, content: Any, **options: Any) -> None:
+        number = self._place(node_id)
+        self.engine(number).add(node_id, content, **options)
+        self._note(
+            number,
+            (
+                "add",
+                node_id,
+                content,
+                options.get("content_kind", "note"),
+                options.get("provenance"),
+                options.get("event_time"),
+            ),
+        )
+
+    def _rm(self, node_id: str) -> None:
+        number = self._staged_at.get(node_id)
+        if number is None:
+            number = self._home(node_id) if self.multi else 0
+        if number is None:
+            raise InvalidRefError(f"node {node_id!r} is not in memory", store_path=self.root)
+        self.engine(number).rm(node_id)
+        self._note(number, ("rm", node_id))
+
+    def _unstage(self, node_id: str) -> bool:
+        number = self._staged_at.pop(node_id, None)
+        if number is None:
+            return any(engine.unstage(node_id) for engine in list(self._engines.values()))
+        self._ops[number] = [op for op in self._ops[number] if op[1] != node_id]
+        if not self._staged_at:
+            self._ops = {}
+            self._new_in = None
+        return self.engine(number).unstage(node_id)
+
+    def _note(self, number: int, op: Op) -> None:
+        self._ops.setdefault(number, []).append(op)
+        self._staged_at[op[1]] = number
+
+    def _place(self, node_id: str) -> int:
+        """The volume a staged ``node_id`` goes to (see the module)."""
+        found = self._staged_at.get(node_id)
+        if found is None:
+            found = self._home(node_id)
+        if found is None:
+            if self._new_in is None:
+                tail = self._all()[-1]
+                self._new_in = tail if len(self._live(tail)) < self.bound else self._create()
+            found = self._new_in
+        return found
+
+    def _commit(
+        self, message: str, *, author: str | None = None, time_ms: int | None = None
+    ) -> str:
+        """Commit what was staged: one commit, or one per volume, journaled, for several."""
+        staged = sorted(number for number, ops in self._ops.items() if ops) or [0]
+        for number in staged:
+            if number in self._foreign:
+                raise ConflictError(self._foreign[number], store_path=self.root)
+        start = max(time_ms or _now_ms(), self._floor()) if self.multi else time_ms
+        writes = [(number, None if start is None else start + i) for i, number in enumerate(staged)]
+        journal = len(writes) > 1
+        if journal:
+            self._journal(message, author, writes)
+        parts = []
+        for number, time in writes:
+            engine = self.engine(number)
+            before = self._head(number)
+            commit = engine.commit(message, author=author, time_ms=time)
+            ops = tuple(self._ops.get(number, ()))
+            self._took(number, before, commit, message, author, ops, time)
+            head = self._heads[number]
+            parts.append(Part(number, commit, head.time if head else 0, ops))
+        if journal:
+            _remove_synced(self._journal_path)
+        self.parts = parts
+        self._ops = {}
+        self._staged_at = {}
+        self._new_in = None
+        return parts[-1].commit
+
+    def _took(
+        self,
+        number: int,
+        before: mnem.Commit | None,
+        commit: str,
+        message: str,
+        author: str | None,
+        ops: tuple[Op, ...],
+        time: int | None,
+    ) -> None:
+        """Learn volume ``number``'s new HEAD, ids and chain from its own commit."""
+        if time is None:
+            self._heads.pop(number, None)
+            head = self._head(number)
+        else:
+            parents = () if before is None else (before.id,)
+            head = mnem.Commit(
+                id=commit,
+                parents=parents,
+                state="",
+                message=message,
+                author=author or "",
+                time=time,
+            )
+            self._heads[number] = head
+        known = self._ids.get(number)
+        if known is not None and known[0] == (None if before is None else before.id):
+            ids = known[1]
+            for op in ops:
+                if op[0] == "add":
+                    ids.add(op[1])
+                else:
+                    ids.discard(op[1])
+            self._ids[number] = (commit, ids)
+        chain = self._chains.get(number)
+        if chain is not None and before is not None and chain[0] == before.id and head is not None:
+            self._chains[number] = (commit, (head, *chain[1]))
+
+    @property
+    def _journal_path(self) -> str:
+        return os.path.join(self.root, STORE_DIR, JOURNAL_NAME)
+
+    def _journal(
+        self, message: str, author: str | None, writes: list[tuple[int, int | None]]
+    ) -> None:
+        """Write down a write across volumes whole, before its first commit."""
+        entries = [
+            {"volume": number, "time": time, "ops": [_op_json(op) for op in self._ops[number]]}
+            for number, time in writes
+        ]
+        text = json.dumps({"message": message, "author": author, "writes": entries})
+        temporary = self._journal_path + ".new"
+        fd = open_regular(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        if fd is None:
+            raise CorruptStoreError(
+                f"{STORE_DIR}/{JOURNAL_NAME}.new is not a regular file", store_path=self.root
+            )
+        try:
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, self._journal_path)
+        _sync_dir(os.path.dirname(self._journal_path))
+
+    def _recover(self) -> None:
+        """Finish the write across volumes whose journal a killed process left."""
+        try:
+            with open(self._journal_path, encoding="utf-8") as journal:
+                written = json.load(journal)
+            message, author = written["message"], written["author"]
+            entries = [
+                (e["volume"], e["time"], [_op_of(op) for op in e["ops"]]) for e in written["writes"]
+            ]
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise CorruptStoreError(
+                f"{STORE_DIR}/{JOURNAL_NAME} cannot be read ({exc}); it holds a write across "
+                "volumes that a killed process left unfinished",
+                store_path=self.root,
+            ) from None
+        for number, time, ops in entries:
+            if number and number not in self.numbers:
+                self.numbers.append(number)
+                self.numbers.sort()
+            engine = self.engine(number)
+            head = self._head(number)
+            if head is not None and (head.message, head.author, head.time) == (
+                message,
+                author,
+                time,
+            ):
+                continue
+            for op in ops:
+                with contextlib.suppress(mnem.MnemError):
+                    engine.unstage(op[1])
+                if op[0] == "add":
+                    engine.add(op[1], op[2], content_kind=op[3], provenance=op[4], event_time=op[5])
+                else:
+                    engine.rm(op[1])
+            engine.commit(message, author=author, time_ms=time)
+            self._heads.pop(number, None)
+        _remove_synced(self._journal_path)
+
+    # --- reads for the whole store ----------------------------------------------------
+
+    def head(self) -> str:
+        return self.engine(0).head()
+
+    def head_commit(self) -> str | None:
+        best: tuple[tuple[int, int], str] | None = None
+        for number in self._all():
+            head = self._head(number)
+            if head is None or _is_opening(head, number):
+                continue
+            key = _key(head, number)
+            if best is None or key > best[0]:
+                best = (key, head.id)
+        return None if best is None else best[1]
+
+    def _chain(self, number: int) -> tuple[mnem.Commit, ...]:
+        """Volume ``number``'s first-parent chain at HEAD, newest first, its opening left out."""
+        head = self._head(number)
+        if head is None:
+            return ()
+        known = self._chains.get(number)
+        if known is None or known[0] != head.id:
+            rows = self.engine(number).log(first_parent=True)
+            known = (head.id, tuple(c for c in rows if not _is_opening(c, number)))
+            self._chains[number] = known
+        return known[1]
+
+    def _merged(self) -> list[tuple[mnem.Commit, int]]:
+        """Every volume's chain in the store's order, newest first."""
+        heads = tuple(None if (h := self._head(n)) is None else h.id for n in self._all())
+        if self._merged_at is None or self._merged_at[0] != heads:
+            lists = [[(c, number) for c in self._chain(number)] for number in self._all()]
+            merged = list(heapq.merge(*lists, key=lambda entry: (-entry[0].time, -entry[1])))
+            self._merged_at = (heads, merged)
+        return self._merged_at[1]
+
+    def log(self, *, first_parent: bool = False, limit: int | None = None) -> list[mnem.Commit]:
+        merged = self._merged()
+        parents = {
+            commit.id: (
+                ((merged[i + 1][0].id,) if i + 1 < len(merged) else ()) + tuple(commit.parents[1:])
+            )
+            for i, (commit, _) in enumerate(merged)
+        }
+        if first_parent:
+            rows = merged
+        else:
+            every = [
+                [(c, n) for c in self.engine(n).log() if not _is_opening(c, n)] for n in self._all()
+            ]
+            rows = list(heapq.merge(*every, key=lambda entry: (-entry[0].time, -entry[1])))
+        openings = set(self._openings.values())
+        found = []
+        for commit, number in rows if limit is None else rows[:limit]:
+            told = parents.get(commit.id)
+            if told is None:
+                told = tuple(p for p in commit.parents if p not in openings or not number)
+            found.append(
+                mnem.Commit(
+                    id=commit.id,
+                    parents=told,
+                    state=commit.state,
+                    message=commit.message,
+                    author=commit.author,
+                    time=commit.time,
+                )
+            )
+        return found
+
+    def resolve(self, spec: str) -> str:
+        if spec == "HEAD":
+            head = self.head_commit()
+            if head is not None:
+                return head
+        names = dict(self.engine(0).branches())
+        if spec in names:
+            return self._tip(spec)
+        found: set[str] = set()
+        for number in self.numbers:
+            with contextlib.suppress(mnem.MnemError):
+                commit = self.engine(number).resolve(spec)
+                if commit != self._opening(number):
+                    found.add(commit)
+        if not found:
+            return self.engine(0).resolve(spec)  # the engine's own answer, or refusal
+        with contextlib.suppress(mnem.MnemError):
+            found.add(self.engine(0).resolve(spec))
+        if len(found) > 1:
+            raise InvalidRefError(
+                f"{spec!r} names commits in several volumes; give more of the id",
+                store_path=self.root,
+            )
+        return found.pop()
+
+    def _tip(self, branch: str) -> str:
+        """The commit that stands for ``branch`` in the store.
+
+        HEAD's branch: its newest commit. Another branch whose tips are those of a commit
+        of HEAD's history (it has not moved since it was made there): that commit. Else
+        its tip in the newest volume it wrote to (the engine tells a commit's time only
+        along HEAD's history).
+        """
+        if self.head() == _BRANCH_HEAD + branch:
+            head = self.head_commit()
+            if head is not None:
+                return head
+        tips = {n: dict(self.engine(n).branches()).get(branch) for n in self._all()}
+        on_head = [(known, n) for known, n in self._merged() if known.id in tips.values()]
+        if on_head:
+            newest = max(on_head, key=lambda entry: _key(*entry))[0].id
+            if all(
+                at == tips[n] or (tips[n] in (None, self._opening(n)) and at is None)
+                for n, at in self._positions(newest).items()
+            ):
+                return newest
+        for number in reversed(self.numbers):
+            tip = tips[number]
+            if tip is not None and tip != self._opening(number):
+                return tip
+        return dict(self.engine(0).branches())[branch]
+
+    def _commit_of(self, number: int, commit: str) -> mnem.Commit | None:
+        """``commit`` of volume ``number``, if HEAD's history there holds it."""
+        for known in self._chain(number):
+            if known.id == commit:
+                return known
+        return next((known for known in self.engine(number).log() if known.id == commit), None)
+
+    def _volume_of(self, commit: str) -> int:
+        for known, number in self._merged():
+            if known.id == commit:
+                return number
+        for number in self._all():
+            with contextlib.suppress(mnem.MnemError):
+                if self.engine(number).resolve(commit) == commit:
+                    return number
+        raise InvalidRefError(f"there is no commit {commit!r}", store_path=self.root)
+
+    def _positions(self, commit: str) -> dict[int, str | None]:
+        """Each volume's commit holding its part of the store's state at ``commit``.
+
+        Exact for a commit of HEAD's history and for a branch's tip; for another commit,
+        its own volume's state with each other volume's as of the same time on HEAD's
+        history (the engine tells nothing else of an older commit of another branch).
+        """
+        found: dict[int, str | None] = dict.fromkeys(self._all())
+        merged = self._merged()
+        index = next((i for i, (known, _) in enumerate(merged) if known.id == commit), None)
+        if index is not None:
+            missing = len(found)
+            for earlier, number in merged[index:]:
+                if found[number] is None:
+                    found[number] = earlier.id
+                    missing -= 1
+                    if not missing:
+                        break
+            return found
+        tips = {number: dict(self.engine(number).branches()) for number in self._all()}
+        for branch in tips[0]:
+            if commit in (self._tip(branch), *(tips[n].get(branch) for n in self._all())):
+                return {number: tips[number].get(branch) for number in self._all()}
+        number = self._volume_of(commit)
+        found[number] = commit
+        target = self._commit_of(number, commit)
+        if target is not None:
+            for other in self._all():
+                if other != number:
+                    found[other] = next(
+                        (
+                            c.id
+                            for c in self._chain(other)
+                            if _key(c, other) <= _key(target, number)
+                        ),
+                        None,
+                    )
+        return found
+
+    def _at(self, spec: str | None) -> dict[int, str | None]:
+        head = self.head_commit() if spec is None else self.resolve(spec)
+        if head is None:
+            return dict.fromkeys(self._all())
+        return self._positions(head)
+
+    def state_at(self, commit: str) -> dict[str, mnem.MemoryNode]:
+        state: dict[str, mnem.MemoryNode] = {}
+        for number, at in self._at(commit).items():
+            if at is not None:
+                state.update(self._state(number, at))
+        return state
+
+    def working_memory(self) -> dict[str, mnem.MemoryNode]:
+        state: dict[str, mnem.MemoryNode] = {}
+        for number in self._all():
+            state.update(self.engine(number).working_memory())
+        return state
+
+    def working_node(self, node_id: str) -> mnem.MemoryNode | None:
+        number = self._staged_at.get(node_id)
+        if number is None:
+            number = self._home(node_id)
+        return None if number is None else self.engine(number).working_node(node_id)
+
+    def changed_by(self, commit: str) -> dict[str, str]:
+        full = self.resolve(commit)
+        return self.engine(self._volume_of(full)).changed_by(full)
+
+    def diff(self, frm: str | None = None, to: str | None = None) -> list[mnem.NodeChange]:
+        before = self._at(frm)
+        after = None if to is None else self._at(to)
+        changes: list[mnem.NodeChange] = []
+        for number in self._all():
+            old = before.get(number)
+            new = None if after is None else after.get(number)
+            if after is not None and old == new:
+                continue
+            engine = self.engine(number)
+            if old is None and new is None and after is None:
+                changes.extend(
+                    mnem.NodeChange(node.id, "added", None, node)
+                    for node in engine.working_memory().values()
+                )
+            elif old is None and new is not None:
+                changes.extend(
+                    mnem.NodeChange(node.id, "added", None, node)
+                    for node in self._state(number, new).values()
+                )
+            elif new is None and after is not None and old is not None:
+                changes.extend(
+                    mnem.NodeChange(node.id, "removed", node, None)
+                    for node in self._state(number, old).values()
+                )
+            else:
+                changes.extend(engine.diff(old, new))
+        return sorted(changes, key=lambda change: change.id)
+
+    def blame(self, node_id: str, at: str | None = None) -> mnem.Blame:
+        if at is None:
+            home = self._home(node_id)
+            if home is not None:
+                return self.engine(home).blame(node_id)
+        for number, commit in self._at(at).items():
+            if commit is not None and node_id in self._state(number, commit):
+                return self.engine(number).blame(node_id, commit)
+        where = "HEAD" if at is None else repr(at)
+        raise InvalidRefError(
+            f"there is no node {node_id!r} in memory at {where}", store_path=self.root
+        )
+
+    def staged(self) -> list[tuple[str, str]]:
+        return sorted(pair for number in self._all() for pair in self.engine(number).staged())
+
+    def staged_deletions(self) -> list[str]:
+        return sorted(i for number in self._all() for i in self.engine(number).staged_deletions())
+
+    # --- branches, in every volume, volume 0 last -------------------------------------
+
+    def branches(self) -> list[tuple[str, str]]:
+        return [(name, self._tip(name)) for name, _ in self.engine(0).branches()]
+
+    def new_branch(self, name: str, *, start: str | None = None) -> None:
+        if name in dict(self.engine(0).branches()):
+            self.engine(0).new_branch(name)  # the engine's own refusal
+        positions = None if start is None else self._at(start)
+        for number in [*self.numbers, 0]:
+            engine = self.engine(number)
+            if number and name in dict(engine.branches()):
+                engine.delete_branch(name)  # a stray of a creation killed before volume 0's
+            at = None
+            if positions is not None:
+                at = positions.get(number) or (self._opening(number) if number else None)
+            engine.new_branch(name, start=at)
+
+    def checkout(
+        self, target: str | None = None, *, create: str | None = None, discard: bool = False
+    ) -> None:
+        if create is not None:
+            self.new_branch(create, start=target)
+            target = create
+        if target is not None and target in dict(self.engine(0).branches()):
+            for number in [*self.numbers, 0]:
+                engine = self.engine(number)
+                if number and target not in dict(engine.branches()):
+                    engine.new_branch(target, start=self._opening(number))
+                engine.checkout(target, discard=discard)
+        else:
+            positions = self._at(target)
+            for number in [*self.numbers, 0]:
+                at = positions.get(number)
+                self.engine(number).checkout(
+                    at if at is not None or not number else self._opening(number), discard=discard
+                )
+        self._heads = {}
+        if discard:
+            self._ops, self._staged_at, self._new_in = {}, {}, None
+
+    def delete_branch(self, name: str) -> bool:
+        existed = self.engine(0).delete_branch(name)
+        for number in self.numbers:
+            engine = self.engine(number)
+            if name in dict(engine.branches()):
+                engine.delete_branch(name)
+        return existed
+
+
+def _now_ms() -> int:
+    return time_ns() // 1_000_000
+
+
+def _op_json(op: Op) -> list[Any]:
+    if op[0] == "rm":
+        return ["rm", op[1]]
+    provenance = op[4]
+    fields = None
+    if provenance is not None:
+        fields = {
+            name: getattr(provenance, name)
+            for name in ("agent_step", "observation", "tool_call", "source", "note")
+        }
+    return ["add", op[1], op[2], op[3], fields, op[5]]
+
+
+def _op_of(raw: list[Any]) -> Op:
+    if raw[0] == "rm":
+        return ("rm", str(raw[1]))
+    fields = raw[4]
+    provenance = None if fields is None else mnem.Provenance(**fields)
+    return ("add", str(raw[1]), raw[2], raw[3], provenance, raw[5])
+
+
+def _sync_dir(path: str) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _remove_synced(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path)
+    _sync_dir(os.path.dirname(path))

@@ -1,0 +1,306 @@
+"""A store of many small volumes answers every read and history question as one big store does.
+
+The same random operations run on two stores: one whose volumes hold at most three nodes
+(so almost every write lands in another volume, and clears span many), and one that is a
+single volume. After every operation the two must agree on everything an adapter can ask:
+the scope's mirror, the working memory, HEAD's chain, the state and the changes at every
+commit of it, the origin of every live node, the branches.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import mnem
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnem_adapter_kit import Mirror, Scope, Store, open_store
+from mnem_adapter_kit import history as kit_history
+
+SCOPE = Scope.of("notes")
+OTHER = Scope.of("other")
+
+Op = tuple[Any, ...]
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(1, 4)),
+        st.tuples(st.just("change"), st.integers(0, 50)),
+        st.tuples(st.just("remove"), st.integers(0, 50)),
+        st.tuples(st.just("clear")),
+        st.tuples(st.just("neighbour")),
+        st.tuples(st.just("branch")),
+        st.tuples(st.just("switch")),
+        st.tuples(st.just("reopen")),
+    ),
+    min_size=1,
+    max_size=24,
+)
+
+
+class Side:
+    """One store driven through the kit's door, with a mirror of the scope."""
+
+    def __init__(self, path: Path, bound: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.path = path
+        self.bound = bound
+        self.monkeypatch = monkeypatch
+        self.next = 1
+        self.branches = 0
+        self.store = self._open()
+        self.mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+
+    def _open(self) -> Store:
+        if self.bound is None:
+            self.monkeypatch.delenv("MNEM_VOLUME_NODES", raising=False)
+        else:
+            self.monkeypatch.setenv("MNEM_VOLUME_NODES", str(self.bound))
+        return open_store(self.path, author="test")
+
+    def live(self) -> list[str]:
+        with self.store.session() as engine:
+            return sorted(self.mirror.sync(engine))
+
+    def apply(self, op: Op) -> None:
+        kind = op[0]
+        if kind == "reopen":
+            self.store.close()
+            self.store = self._open()
+            self.mirror = Mirror(SCOPE.owns, lambda node: node.content)
+            return
+        if kind == "switch":
+            with self.store.session() as engine:
+                names = sorted(name for name, _ in engine.branches())
+                current = kit_history.branch_of(engine)
+                engine.checkout(names[(names.index(current) + 1) % len(names)])
+            return
+        live = self.live()
+        with self.store.write(self.mirror) as write:
+            if kind == "add":
+                for _ in range(op[1]):
+                    write.add(SCOPE.sequence_item_id(self.next), f"value {self.next}")
+                    self.next += 1
+            elif kind == "change" and live:
+                write.add(live[op[1] % len(live)], f"changed by {op[1]}")
+            elif kind == "remove" and live:
+                write.remove(live[op[1] % len(live)])
+            elif kind == "clear":
+                for node_id in live:
+                    write.remove(node_id)
+            elif kind == "neighbour":
+                write.add(OTHER.sequence_item_id(self.next), "next door")
+                self.next += 1
+            elif kind == "branch" and live:
+                self.branches += 1
+                write.branch(f"try-{self.branches}")
+                write.remove(live[-1])
+
+    def answers(self) -> dict[str, Any]:
+        """Everything compared, commits named by the place of their write in HEAD's chain.
+
+        A write across volumes is a run of commits with one message (one per volume): the
+        two stores agree on writes, and on the state after each.
+        """
+        with self.store.session() as engine:
+            values = dict(self.mirror.sync(engine))
+            memory = {i: n.content for i, n in engine.working_memory().items()}
+            writes: list[list[Any]] = []
+            for entry in kit_history.chain(engine):
+                if writes and writes[-1][-1].message == entry.message:
+                    writes[-1].append(entry)
+                else:
+                    writes.append([entry])
+            place = {e.id: len(writes) - i for i, write in enumerate(writes) for e in write}
+            states = [
+                {i: n.content for i, n in kit_history.state(engine, write[0].id).items()}
+                for write in writes
+            ]
+            changes = [
+                sorted(
+                    (node_id, kind)
+                    for e in write
+                    for node_id, kind in kit_history.changes(engine, e.id).items()
+                )
+                for write in writes
+            ]
+            sides = [
+                sorted(
+                    (c.id, c.kind)
+                    for e in write
+                    if e.parents
+                    for c in engine.diff(e.parents[0], e.id)
+                )
+                for write in writes
+            ]
+            branches = sorted(name for name, _ in engine.branches())
+            branch = kit_history.branch_of(engine)
+            tips = {name: place.get(tip) for name, tip in engine.branches()}
+        origins = {
+            node_id: place[self.store.walk(lambda e, n=node_id: kit_history.origin(e, n)).commit]
+            for node_id in values
+        }
+        listed, _ = self.store.walk(lambda e: kit_history.commits_changing(e, SCOPE.owns))
+        return {
+            "values": values,
+            "memory": memory,
+            "messages": [write[0].message for write in writes],
+            "states": states,
+            "changes": changes,
+            "sides": sides,
+            "origins": origins,
+            "history": sorted(
+                (place[entry.id], node_id, kind)
+                for entry, kinds in listed
+                for node_id, kind in kinds.items()
+            ),
+            "branches": branches,
+            "branch": branch,
+            "tips": tips,
+        }
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops)
+def test_many_small_volumes_answer_as_one_store(
+    tmp_path_factory: pytest.TempPathFactory, sequence: list[Op]
+) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        small = Side(tmp_path_factory.mktemp("small"), 3, monkeypatch)
+        big = Side(tmp_path_factory.mktemp("big"), None, monkeypatch)
+        try:
+            for op in [("add", 1), *sequence]:
+                small.apply(op)
+                big.apply(op)
+                assert small.answers() == big.answers(), op
+        finally:
+            small.store.close()
+            big.store.close()
+
+
+def volumes_of(path: Path) -> list[str]:
+    folder = path / ".mnem-volumes"
+    return sorted(os.listdir(folder)) if folder.exists() else []
+
+
+def test_a_full_volume_continues_in_the_next_and_each_volume_is_a_whole_engine_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "4")
+    store = open_store(tmp_path, author="test")
+    for n in range(1, 11):
+        with store.write() as write:
+            write.add(SCOPE.sequence_item_id(n), n)
+    store.close()
+    assert volumes_of(tmp_path) == ["000001", "000002"]
+    held = []
+    for root in [tmp_path, *(tmp_path / ".mnem-volumes" / v for v in volumes_of(tmp_path))]:
+        engine = mnem.open(root)
+        held.append(sorted(node.content for node in engine.working_memory().values()))
+        del engine
+    assert held == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10]]
+
+
+def test_a_store_written_as_one_volume_opens_in_place_and_grows_into_volumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = mnem.init(tmp_path)  # as the release before volumes left it: one engine store
+    for n in range(1, 7):
+        old.add(SCOPE.sequence_item_id(n), n)
+        old.commit(f"add {n}", author="old release")
+    del old
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "4")
+    store = open_store(tmp_path, author="test")
+    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    with store.write(mirror) as write:
+        write.add(SCOPE.sequence_item_id(7), 7)
+        write.add(SCOPE.sequence_item_id(1), "one, changed")
+    with store.session() as engine:
+        values = dict(mirror.sync(engine))
+        chain = kit_history.chain(engine)
+    store.close()
+    assert values == {SCOPE.sequence_item_id(1): "one, changed"} | {
+        SCOPE.sequence_item_id(n): n for n in range(2, 8)
+    }
+    messages = [entry.message for entry in chain]
+    assert messages[2:] == [f"add {n}" for n in range(6, 0, -1)]
+    assert messages[0] == messages[1]  # 7 went to a new volume, 1 stayed where it was: a
+    assert volumes_of(tmp_path) == ["000001"]  # commit in each, one write
+
+
+def test_a_clear_across_volumes_is_one_write_whose_commits_all_land(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    store = open_store(tmp_path, author="test")
+    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    for n in range(1, 8):
+        with store.write(mirror) as write:
+            write.add(SCOPE.sequence_item_id(n), n)
+    with store.write(mirror) as write:
+        for node_id in list(mirror.values):
+            write.remove(node_id)
+        write.message = "clear"
+    with store.session() as engine:
+        assert dict(mirror.sync(engine)) == {}
+        chain = kit_history.chain(engine)
+    store.close()
+    assert [entry.message for entry in chain[:4]] == ["clear"] * 4  # one per volume
+    assert not (tmp_path / ".mnem" / "adapter-volumes.pending").exists()
+
+
+KILLED_CLEAR = textwrap.dedent(
+    """
+    import os, sys
+    os.environ["MNEM_VOLUME_NODES"] = "2"
+    from mnem_adapter_kit import Scope, open_store
+    from mnem_adapter_kit import _volumes
+
+    scope = Scope.of("notes")
+    store = open_store(sys.argv[1], author="test")
+    for n in range(1, 8):
+        with store.write() as write:
+            write.add(scope.sequence_item_id(n), n)
+    commits = 0
+    real = _volumes.Volumes._took
+
+    def took(self, *args):
+        global commits
+        real(self, *args)
+        commits += 1
+        if commits == int(sys.argv[2]):
+            os.kill(os.getpid(), 9)
+
+    _volumes.Volumes._took = took
+    with store.write() as write:
+        for n in range(1, 8):
+            write.remove(scope.sequence_item_id(n))
+    """
+)
+
+
+@pytest.mark.parametrize("after_commits", [1, 2, 3])
+def test_a_clear_across_volumes_killed_between_its_commits_is_finished_by_the_next_opening(
+    tmp_path: Path, after_commits: int
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_CLEAR, str(tmp_path), str(after_commits)],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == -9, done.stderr.decode()
+    assert (tmp_path / ".mnem" / "adapter-volumes.pending").exists()
+    store = open_store(tmp_path, author="test")
+    with store.session() as engine:
+        left = [i for i in engine.working_memory() if SCOPE.owns(i)]
+        messages = [entry.message for entry in kit_history.chain(engine)]
+    store.close()
+    assert left == []
+    assert len(set(messages[:4])) == 1
+    assert messages[4].startswith("add")
+    assert not (tmp_path / ".mnem" / "adapter-volumes.pending").exists()
