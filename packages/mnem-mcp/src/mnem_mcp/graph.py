@@ -185,7 +185,7 @@ def delete_entities(graph: Graph, names: Sequence[str]) -> Change:
     if cut:
         message += f" and {len(cut)} relation{'s' if len(cut) != 1 else ''} of theirs"
     change.message = message if gone else describe("delete relations of", sorted(doomed))
-    return change
+    return _marked(graph, change)
 
 
 def delete_observations(graph: Graph, given: Sequence[tuple[str, Sequence[str]]]) -> Change:
@@ -206,7 +206,7 @@ def delete_relations(graph: Graph, given: Sequence[Relation]) -> Change:
     gone = [(i, r) for i, r in graph.relations if _key(r) in doomed]
     change.removes = [i for i, _ in gone]
     change.message = describe("delete relations", [_said(r) for _, r in gone])
-    return change
+    return _marked(graph, change)
 
 
 # --- the tools that read it -----------------------------------------------------------------
@@ -318,12 +318,20 @@ def _json_line(number: int, line: str) -> Any:
 
 
 def _appended(scope: Scope, seq: int, records: Sequence[Any], message: str) -> Change:
-    """``records`` as new nodes of ``scope`` numbered after ``seq``, and the mark moved on."""
+    """``records`` as new nodes of ``scope`` numbered after ``seq`` (only new nodes: the
+    mark moves when numbers are removed, so an append stays in the store's newest volume)."""
     change = Change(message=message)
     for number, record in enumerate(records, start=seq + 1):
         change.puts[scope.sequence_item_id(number)] = stored(record)
-    if records:
-        change.puts[scope.sequence_id] = seq + len(records)
+    return change
+
+
+def _marked(graph: Graph, change: Change) -> Change:
+    """``change`` keeping each scope's highest number given in its mark before it removes
+    numbered nodes, so that no number is given twice."""
+    for scope, seq in ((ENTITIES, graph.entity_seq), (RELATIONS, graph.relation_seq)):
+        if any(scope.sequence_of(node_id) is not None for node_id in change.removes):
+            change.puts[scope.sequence_id] = seq
     return change
 
 
