@@ -47,6 +47,7 @@ SCRIPTS = (
     "agent_framework",
     "concurrency",
     "history",
+    "growth",
 )
 FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "agent", "matplotlib"}
 

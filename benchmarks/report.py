@@ -155,9 +155,13 @@ def main() -> None:
     }
     body: list[str] = []
     for name, summary in summaries.items():
-        body += [f"## {name}", ""] + [f"![{name}]({name}.png)", ""] * draw(
-            name, summary, folder / f"{name}.png"
+        chart, module = folder / f"{name}.png", importlib.import_module(f"bench_{name}")
+        drawn = (
+            module.draw(results[name]["workloads"], chart)
+            if hasattr(module, "draw")
+            else draw(name, summary, chart)
         )
+        body += [f"## {name}", ""] + [f"![{name}]({name}.png)", ""] * drawn
         for found in summary.tables:
             body += [f"**{found.title}**", "", found.note, "", *table(found.headers, found.rows)]
     found = [(name, t) for name, summary in summaries.items() for t in summary.targets]

@@ -20,6 +20,7 @@ WORKLOADS = {
     "agent_framework": {"before_run", "save", "profiles"},
     "concurrency": {"throughput", "stalls"},
     "history": {"reads", "view_html"},
+    "growth": {"rows"},
 }
 
 

@@ -1,0 +1,313 @@
+"""Growth: disk, resident memory and write time as the work grows, each adapter beside its peer.
+
+    uv run python benchmarks/bench_growth.py [--smoke]    # writes results/growth.json
+
+Each adapter writes N items the way it is used (one call per item; a session turn as the
+runner writes it: three ``add_items`` carrying 4 items; an Agent Framework turn: one save of 4
+messages; the knowledge graph: one ``create_entities`` per entity) into a fresh store, in a
+process of its own, and the peer its users would otherwise pick does the same beside it:
+``ListMemory`` saved as JSON after each add, ``SqliteStore``, ``SQLiteSession``,
+``FileHistoryProvider``, and the reference memory server's JSONL (the whole graph rewritten
+per change, as it does). Disk is allocated bytes; resident memory the writer's peak; time the
+whole run over N. ``one store`` is the adapter with volumes switched off (``MNEM_VOLUME_NODES``
+past N): the layout before ADR 0028, measured up to 1,000 items.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import Scratch, Summary, Table, execute, num, progress
+
+ADAPTERS = {  # adapter: (peer, items per call of the workload)
+    "autogen": ("ListMemory + JSON", 1),
+    "langgraph": ("SqliteStore", 1),
+    "openai_agents": ("SQLiteSession", 4),
+    "agent_framework": ("FileHistoryProvider", 4),
+    "knowledge_graph": ("reference JSONL", 1),
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    sizes: tuple[int, ...] = (250, 1_000, 4_000)
+    one_store_up_to: int = 1_000
+
+
+FULL = Plan()
+SMOKE = Plan(sizes=(8,), one_store_up_to=0)
+
+
+def disk(path: Path) -> int:
+    return sum(
+        os.lstat(os.path.join(folder, name)).st_blocks * 512
+        for folder, _, names in os.walk(path)
+        for name in names
+    )
+
+
+# --- the writers, each run in a child process ---------------------------------------
+
+
+def text(i: int) -> str:
+    return f"Fact {i}: the user prefers option {i % 7} for project {i // 10}."
+
+
+async def autogen(path: Path, n: int, peer: bool) -> None:
+    from autogen_core.memory import ListMemory, MemoryContent
+
+    from mnem_autogen import MnemosyneMemory
+
+    memory = ListMemory("growth") if peer else MnemosyneMemory("growth", store_path=path)
+    for i in range(n):
+        await memory.add(MemoryContent(content=text(i), mime_type="text/plain"))
+        if peer:
+            (path / "memory.json").write_text(memory.dump_component().model_dump_json())
+    await memory.close()
+
+
+async def langgraph(path: Path, n: int, peer: bool) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    from mnem_langgraph import MnemosyneStore
+
+    if peer:
+        with SqliteStore.from_conn_string(str(path / "store.db")) as store:
+            store.setup()
+            for i in range(n):
+                store.put(("users", f"u{i % 10}"), f"k{i}", {"text": text(i)})
+        return
+    mnem_store = MnemosyneStore(path)
+    for i in range(n):
+        mnem_store.put(("users", f"u{i % 10}"), f"k{i}", {"text": text(i)})
+    mnem_store.close()
+
+
+def turn(i: int) -> list[list[dict[str, Any]]]:
+    """One runner turn: the input, the call and its output, the answer (three ``add_items``)."""
+    call = f"call_{i}"
+    return [
+        [{"role": "user", "content": f"What is the weather in city {i}?"}],
+        [
+            {"type": "function_call", "call_id": call, "name": "weather", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": call, "output": f"sunny in {i}"},
+        ],
+        [{"role": "assistant", "content": f"It is sunny in city {i}."}],
+    ]
+
+
+async def openai_agents(path: Path, n: int, peer: bool) -> None:
+    from agents import SQLiteSession
+
+    from mnem_openai_agents import MnemosyneSession
+
+    session: Any = (
+        SQLiteSession("growth", path / "sessions.db") if peer else MnemosyneSession("growth", path)
+    )
+    for i in range(n // 4):
+        for items in turn(i):
+            await session.add_items(items)
+    session.close()
+
+
+async def agent_framework(path: Path, n: int, peer: bool) -> None:
+    from agent_framework import Content, FileHistoryProvider, Message
+
+    from mnem_agent_framework import MnemosyneHistoryProvider
+
+    provider: Any = FileHistoryProvider(path) if peer else MnemosyneHistoryProvider(path)
+    for i in range(n // 4):
+        call = f"call_{i}"
+        await provider.save_messages(
+            "growth",
+            [
+                Message("user", [f"What is the weather in city {i}?"]),
+                Message(
+                    "assistant", [Content.from_function_call(call, "weather", arguments={"i": i})]
+                ),
+                Message("tool", [Content.from_function_result(call, result=f"sunny in {i}")]),
+                Message("assistant", [f"It is sunny in city {i}."], message_id=f"m{i}"),
+            ],
+        )
+
+
+async def knowledge_graph(path: Path, n: int, peer: bool) -> None:
+    from mnem_mcp import graph
+    from mnem_mcp.graph_tools import GraphService
+    from mnem_mcp.memory import MemoryService, StoreSettings
+
+    if peer:  # the reference server: the whole graph rewritten as JSONL per change
+        lines: list[str] = []
+        for i in range(n):
+            lines.append(json.dumps({"type": "entity", "name": f"e{i}", "observations": [text(i)]}))
+            (path / "memory.jsonl").write_text("\n".join(lines))
+        return
+    memory = MemoryService(StoreSettings(path=path))
+    service = GraphService(memory)
+    for i in range(n):
+        entity = graph.entity(f"e{i}", "fact", [text(i)])
+        await service.change(lambda g, e=entity: graph.create_entities(g, [e]))
+    memory.close()
+
+
+def child(adapter: str, subject: str, n: int, path: Path) -> None:
+    """Write, then print disk, peak resident memory and seconds as JSON."""
+    if subject == "one store":
+        os.environ["MNEM_VOLUME_NODES"] = str(10 * n + 1_000)
+    path.mkdir(parents=True, exist_ok=True)
+    write = globals()[adapter]
+    started = time.perf_counter()
+    asyncio.run(write(path, n, subject == "peer"))
+    seconds = time.perf_counter() - started
+    resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"disk": disk(path), "resident": resident, "seconds": seconds}))
+
+
+# --- the run --------------------------------------------------------------------------
+
+
+def measure(scratch: Scratch, adapter: str, subject: str, n: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(dir=scratch.disk) as folder:
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", adapter, subject, str(n), folder],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return found | {"adapter": adapter, "subject": subject, "n": n}
+
+
+async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+    rows = []
+    for adapter in ADAPTERS:
+        for n in plan.sizes:
+            subjects = ["bounded", "peer"] + ["one store"] * (n <= plan.one_store_up_to)
+            for subject in subjects:
+                progress(f"{adapter} {subject}: {n} items")
+                rows.append(measure(scratch, adapter, subject, n))
+    return {"rows": rows}
+
+
+def exponent(rows: list[dict[str, Any]], key: str, low: int, high: int) -> float | None:
+    at = {row["n"]: row[key] for row in rows}
+    if low == high or low not in at or high not in at or at[low] <= 0:
+        return None
+    return math.log(at[high] / at[low]) / math.log(high / low)
+
+
+def summarize(found: dict[str, Any]) -> Summary:
+    rows = found["rows"]
+    sizes = sorted({row["n"] for row in rows})
+    low, high = (sizes[-2], sizes[-1]) if len(sizes) > 1 else (sizes[0], sizes[0])
+    out = Summary()
+    table = []
+    for adapter, (peer, _) in ADAPTERS.items():
+        mine = [r for r in rows if r["adapter"] == adapter and r["subject"] == "bounded"]
+        theirs = {r["n"]: r for r in rows if r["adapter"] == adapter and r["subject"] == "peer"}
+        one = {r["n"]: r for r in rows if r["adapter"] == adapter and r["subject"] == "one store"}
+        growth = exponent(mine, "disk", low, high)
+        biggest = max(mine, key=lambda r: r["n"])
+        per_item = biggest["disk"] / 1024 / biggest["n"]
+        resident = biggest["resident"] / 2**20
+        out.target(
+            f"growth.{adapter}.exponent",
+            f"{adapter}: disk grows at most as N^1.1 from {low:,} to {high:,} items",
+            growth,
+            1.1,
+            f"N^{num(growth or 0)}",
+            unit="",
+        )
+        out.target(
+            f"growth.{adapter}.per_item",
+            f"{adapter}: at most 24 KiB of disk per item at {high:,} items",
+            per_item,
+            24.0,
+            f"{high:,} items",
+            unit=" KiB",
+        )
+        out.target(
+            f"growth.{adapter}.resident",
+            f"{adapter}: a process that wrote {high:,} items holds at most 150 MiB",
+            resident,
+            150.0,
+            f"{high:,} items",
+            unit=" MiB",
+        )
+        for row in mine:
+            n = row["n"]
+            peer_row, one_row = theirs.get(n), one.get(n)
+            table.append(
+                [
+                    adapter,
+                    f"{n:,}",
+                    f"{num(row['disk'] / 2**20)} MiB",
+                    "-" if one_row is None else f"{num(one_row['disk'] / 2**20)} MiB",
+                    "-" if peer_row is None else f"{num(peer_row['disk'] / 2**20)} MiB ({peer})",
+                    f"{num(row['resident'] / 2**20)} MiB",
+                    "-" if one_row is None else f"{num(one_row['resident'] / 2**20)} MiB",
+                    "-" if peer_row is None else f"{num(peer_row['resident'] / 2**20)} MiB",
+                    f"{num(row['seconds'] * 1000 / n)} ms",
+                    "-" if one_row is None else f"{num(one_row['seconds'] * 1000 / n)} ms",
+                    "-" if peer_row is None else f"{num(peer_row['seconds'] * 1000 / n)} ms",
+                ]
+            )
+    headers = [
+        "adapter", "items", "disk", "disk, one store", "disk, peer", "resident",
+        "resident, one store", "resident, peer", "write per item", "one store", "peer",
+    ]  # fmt: skip
+    note = (
+        "Items: a turn counts as 4. Disk: allocated bytes after the run; resident: the writer "
+        "process's peak; write per item: the whole run over N."
+    )
+    out.tables.append(Table("Growth", note, headers, table))
+    return out
+
+
+def draw(found: dict[str, Any], path: Path) -> bool:
+    """Disk and write time against N, log-log, each adapter beside its peer."""
+    import matplotlib.pyplot as plt
+
+    rows = found["rows"]
+    figure, axes = plt.subplots(1, 2, figsize=(13, 5))
+    for adapter, (peer, _) in ADAPTERS.items():
+        for subject, style in (("bounded", "-o"), ("one store", ":x"), ("peer", "--")):
+            mine = sorted(
+                (r for r in rows if r["adapter"] == adapter and r["subject"] == subject),
+                key=lambda r: r["n"],
+            )
+            if not mine:
+                continue
+            label = f"{adapter} ({peer})" if subject == "peer" else f"{adapter}, {subject}"
+            xs = [r["n"] for r in mine]
+            line = axes[0].plot(xs, [r["disk"] / 2**20 for r in mine], style, label=label)[0]
+            axes[1].plot(xs, [r["seconds"] for r in mine], style, color=line.get_color())
+    for ax, title in zip(axes, ("disk (MiB)", "time to write them all (s)"), strict=True):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("items written (a turn counts as 4)")
+        ax.set_title(f"growth: {title}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=6, ncol=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return True
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), Path(sys.argv[5]))
+    else:
+        execute("growth", __doc__ or "", FULL, SMOKE, workloads)
