@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import threading
@@ -10,6 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from autogen_core.memory import MemoryContent
 
 from mnem_adapter_kit.testing.stores import commit_count
@@ -38,8 +40,13 @@ def check_store(store: Path) -> None:
     assert commit_count(store) == len(NAMES) * ADDS_EACH
 
 
-def test_four_processes_adding_250_items_each_lose_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("volume_nodes", [None, "64"], ids=["default volumes", "16 volumes"])
+def test_four_processes_adding_250_items_each_lose_nothing(
+    tmp_path: Path, volume_nodes: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = tmp_path / "store"
+    if volume_nodes is not None:  # every process crosses into new volumes the others made
+        monkeypatch.setenv("MNEM_VOLUME_NODES", volume_nodes)
     started = time.monotonic()
     writers = [
         subprocess.Popen(
@@ -47,6 +54,7 @@ def test_four_processes_adding_250_items_each_lose_nothing(tmp_path: Path) -> No
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env=os.environ.copy(),
         )
         for n, name in enumerate(NAMES)
     ]

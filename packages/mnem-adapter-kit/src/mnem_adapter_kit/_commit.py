@@ -30,7 +30,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 import mnem
 
@@ -39,9 +39,6 @@ from ._ids import check_id, is_scope_id, parse
 from ._paths import STORE_DIR, open_regular, read_regular
 from .errors import CorruptStoreError, InvalidRefError, StoreError
 from .history import CommitRecord, finish
-
-if TYPE_CHECKING:
-    from ._volumes import Volumes
 
 JOURNAL_NAME = "adapter-write.pending"
 MESSAGE_NAMES = 5
@@ -62,6 +59,25 @@ def describe(verb: str | None, names: Sequence[str]) -> str:
     hidden = len(names) - MESSAGE_NAMES
     lead = "" if verb is None else f"{verb} "
     return lead + shown + (f" and {hidden} more" if hidden > 0 else "")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One volume's commit of a write (ADR 0028): where, which, when, and what it staged there."""
+
+    volume: int
+    commit: str
+    time_ms: int
+    ops: tuple[tuple[Any, ...], ...]
+    """``("add", id, content, content_kind, provenance, event_time)`` or ``("rm", id)``."""
+
+
+class Committing(Protocol):
+    """What a write asks of the store's volumes (:class:`~._volumes.Volumes`)."""
+
+    parts: list[Part]
+
+    def commit_time(self, now: int) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -133,7 +149,7 @@ class Write:
         stage: Stage,
         root: str,
         record: _record.Appender,
-        volumes: Volumes,
+        volumes: Committing,
     ) -> None:
         self._engine = engine
         self._stage = stage

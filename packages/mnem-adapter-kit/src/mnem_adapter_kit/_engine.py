@@ -111,6 +111,10 @@ _KEEPS_HEAD = frozenset(
 )
 """Engine calls that never move HEAD; any other call makes the handle forget what it knew."""
 _STAGING = frozenset({"add", "rm", "unstage"})
+_RETRIED = _KEEPS_HEAD - {"new_branch"}
+"""Calls tried once more, after closing idle handles, when the process runs out of descriptors:
+reads and staging, which change nothing or the same thing twice."""
+_OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE)
 _GUARDED = frozenset({"commit", "checkout", "merge"})
 """Calls refused while anybody else's staging is pending: they would commit or drop it."""
 _UNKNOWN: Any = object()
@@ -218,7 +222,15 @@ class _Engine:
         watch = observer
         started = time.perf_counter_ns() if watch is not None else 0
         try:
-            result = call(*args, **kwargs)
+            try:
+                result = call(*args, **kwargs)
+            except (mnem.MnemError, OSError, StoreIoError) as exc:
+                if name not in _RETRIED or os_errno(exc) not in _OUT_OF_DESCRIPTORS:
+                    raise
+                exc.__traceback__ = None
+                if not _make_room(handle, 0):
+                    raise
+                result = call(*args, **kwargs)  # the engine opens files as it reads: once more
         except BaseException as exc:
             handle.forget_head()
             if exc.__traceback__ is not None:

@@ -34,13 +34,13 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from time import time_ns
 from typing import Any
 
 import mnem
 
 from . import _branching
+from ._commit import Part
 from ._opening import open_engine
 from ._paths import STORE_DIR, VOLUMES_DIR, open_regular
 from .errors import (
@@ -91,7 +91,7 @@ _MULTI = frozenset(
 _REFUSED = frozenset({"merge", "bisect", "add_node"})
 
 Op = tuple[Any, ...]
-"""A staged change: ``("add", id, content, content_kind, provenance, event_time)`` or ``("rm", id)``."""
+"""A staged change, as :attr:`~._commit.Part.ops` holds it."""
 
 
 def volume_nodes() -> int:
@@ -129,16 +129,6 @@ def volume_numbers(root: str) -> list[int]:
             and int(entry.name) > 0
             and os.path.isdir(os.path.join(entry.path, STORE_DIR))
         )
-
-
-@dataclass(frozen=True)
-class Part:
-    """One volume's commit of a write: where, which, when, and what it staged there."""
-
-    volume: int
-    commit: str
-    time_ms: int
-    ops: tuple[Op, ...]
 
 
 def _is_opening(commit: mnem.Commit, number: int) -> bool:
