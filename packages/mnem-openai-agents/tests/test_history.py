@@ -11,7 +11,7 @@ from agents import Agent, Runner, SQLiteSession
 from agents.memory import OpenAIResponsesCompactionSession
 from agents.testing import ScriptedModel, assistant_message
 
-from mnem_adapter_kit.testing.stores import commit_count, write_foreign
+from mnem_adapter_kit.testing.stores import commit_count
 from mnem_openai_agents import InvalidInputError, InvalidRefError, MnemosyneSession
 
 
@@ -100,23 +100,6 @@ async def test_branch_refusals(session: MnemosyneSession) -> None:
         await session.switch_to_branch("nowhere")
     assert await session.current_branch() == "main"
     assert commit_count(session.store_path) == 1
-
-
-async def test_a_shared_store_refuses_branches_that_would_move_the_others(
-    store: Path,
-) -> None:
-    session, other = MnemosyneSession("chat", store), MnemosyneSession("other", store)
-    await session.add_items([user("hello")])
-    await other.add_items([user("hello from another session")])
-    with pytest.raises(InvalidInputError, match="a store of its own"):
-        await session.create_branch_from_turn(1)
-    await other.clear_session()
-    write_foreign(store, {"plain": "another adapter's node"})
-    with pytest.raises(InvalidInputError, match="a store of its own"):
-        await session.switch_to_branch("main")
-    assert await session.current_branch() == "main"
-    session.close()
-    other.close()
 
 
 class CompactingClient:

@@ -26,9 +26,9 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import mnem
 
-from . import history
+from . import _branching, history
 from ._commit import Write, describe
-from ._ids import Scope
+from ._ids import SEPARATOR, Scope, is_scope_id, unescape
 from ._mirror import Mirror
 from ._store import Store
 from ._values import check_text, from_json_text
@@ -42,10 +42,14 @@ __all__ = [
     "DEFAULT_ROOT",
     "FORMAT",
     "KINDS",
+    "MAIN",
     "MIME_TYPES",
+    "Branches",
     "Items",
     "Layout",
     "Mark",
+    "Origin",
+    "Pointer",
     "Staged",
     "context_text",
     "items_after",
@@ -369,3 +373,131 @@ def _key(node: mnem.MemoryNode) -> tuple[Any, ...] | None:
     except TypeError:
         return None
     return key
+
+
+# --- branches of a scope, kept as data (ADR 0029) -----------------------------
+
+MAIN = "main"
+"""The branch every numbered scope starts on: the scope itself."""
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """The current branch of a scope, as its ``_branch`` node holds it."""
+
+    branch: str
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where branch ``branch`` came from: ``parent``'s items before turn ``turn``."""
+
+    branch: str
+    parent: str
+    turn: int
+
+
+class Branches:
+    """The branches of one numbered scope, as nodes of the scope, so scopes that share a store
+    branch apart (ADR 0029).
+
+    Branch :data:`MAIN` is the scope itself; branch ``b`` is the scope one part deeper,
+    ``Scope(parts + (b,))``, whose ids no other scope reaches. ``<scope>:_branch`` names
+    the current branch (absent: main); ``<branch scope>:_from`` records where a branch
+    came from and marks it as made, even while it holds no item. Making or switching a
+    branch is one commit of the scope's own nodes: no other scope moves, and the engine's
+    branches are not used.
+    """
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.pointer_id = scope.reserved_id("_branch")
+        self._scopes: dict[str, Scope] = {MAIN: scope}
+
+    def branch_of(self, node_id: str) -> str | None:
+        """The branch whose node ``node_id`` is; None for a node of no branch of the scope."""
+        prefix = self.scope.prefix
+        if not node_id.startswith(prefix):
+            return None
+        cut = node_id.find(SEPARATOR, len(prefix))
+        if cut < 0:
+            return MAIN
+        if node_id.find(SEPARATOR, cut + 1) >= 0 or not is_scope_id(node_id):
+            return None
+        name = unescape(node_id[len(prefix) : cut])
+        return None if name == MAIN else name
+
+    def owns(self, node_id: str) -> bool:
+        """Whether ``node_id`` is a node of any branch of the scope (a mirror's filter)."""
+        return self.branch_of(node_id) is not None
+
+    def of(self, name: str) -> Scope:
+        """The scope holding branch ``name``'s nodes."""
+        found = self._scopes.get(name)
+        if found is None:
+            found = self._scopes[name] = Scope((*self.scope.parts, name), self.scope.family)
+        return found
+
+    def read(self, node: mnem.MemoryNode) -> Pointer | Origin | None:
+        """The pointer or an origin node as what it says; None for any other node."""
+        content = node.content
+        if node.id == self.pointer_id:
+            return Pointer(content) if isinstance(content, str) and content else None
+        branch = self.branch_of(node.id)
+        if branch is None or branch == MAIN or node.id != self.of(branch).reserved_id("_from"):
+            return None
+        if not isinstance(content, dict):
+            return None
+        parent, turn = content.get("parent"), content.get("turn")
+        if not isinstance(parent, str) or not isinstance(turn, int) or isinstance(turn, bool):
+            return None
+        return Origin(branch, parent, turn)
+
+    @staticmethod
+    def current(values: Iterable[object]) -> str:
+        """The current branch among decoded values (the :class:`Pointer`'s; else main)."""
+        for value in values:
+            if isinstance(value, Pointer):
+                return value.branch
+        return MAIN
+
+    @staticmethod
+    def names(values: Iterable[object]) -> list[str]:
+        """Every branch among decoded values: main, then the others by name."""
+        return [MAIN, *sorted(v.branch for v in values if isinstance(v, Origin))]
+
+    def create(
+        self,
+        write: Write,
+        *,
+        name: str | None,
+        default: str,
+        taken: Iterable[str],
+        parent: str,
+        turn: int,
+        high: int,
+    ) -> tuple[str, Scope]:
+        """Stage a new branch of ``parent`` from turn ``turn`` and switch to it: its name and
+        scope, into which the caller stages the items it keeps.
+
+        ``high``: the parent's high-water number, so the branch's new items number after
+        every item the parent had. A name that is blank, taken, ``main``, or that a commit
+        id could mean (4 or more hex digits) is refused.
+        """
+        chosen = _branching.new_name(name, default, {MAIN, *taken})
+        scope = self.of(chosen)
+        write.add(scope.reserved_id("_from"), {"parent": parent, "turn": turn})
+        if high:
+            write.add(scope.sequence_id, high)
+        write.add(self.pointer_id, chosen)
+        return chosen, scope
+
+    def switch(self, write: Write, name: str, values: Iterable[object]) -> bool:
+        """Stage the switch to branch ``name``; False (nothing staged) if already on it."""
+        found = list(values)
+        if name not in self.names(found):
+            raise InvalidInputError(f"there is no branch {name!r}")
+        if name == self.current(found):
+            return False
+        write.add(self.pointer_id, name)
+        return True

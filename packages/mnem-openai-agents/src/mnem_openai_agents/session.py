@@ -20,6 +20,7 @@ from mnem_adapter_kit import (
     Scope,
     Write,
     check_text,
+    is_store,
     open_store,
     store_dir_name,
     store_root,
@@ -27,6 +28,7 @@ from mnem_adapter_kit import (
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import ClosedError, InvalidInputError
 from mnem_adapter_kit.formats.sessions import OPENAI_AGENTS
+from mnem_adapter_kit.numbered import MAIN, Branches, Origin, Pointer
 
 from . import codec
 from .history import ItemOrigin, SessionCommit, SessionItem
@@ -36,7 +38,10 @@ FAMILY = OPENAI_AGENTS.family
 """The id family of session items: ``@openai-agents:<session id>:<seq>``."""
 
 DEFAULT_ROOT = Path("mnemosyne") / "sessions"
-"""The folder, under the working directory, that holds one store per session by default."""
+"""The folder, under the working directory, of the sessions given no ``store_path``."""
+SHARED = "shared"
+"""The store in :data:`DEFAULT_ROOT` those sessions share (beside the stores of their own
+that releases before 0.2 gave each, which are kept: a folder of stores is no store)."""
 
 
 class InvalidSessionSettingsError(InvalidInputError, TypeError):
@@ -56,14 +61,21 @@ def _count(value: object, what: str) -> int | None:
 
 
 def default_store_path(session_id: str) -> Path:
-    """Where session ``session_id`` keeps its store when no ``store_path`` is given."""
-    return Path.cwd() / DEFAULT_ROOT / store_dir_name(session_id)
+    """Where session ``session_id`` is kept when no ``store_path`` is given.
+
+    The store every session shares, ``./mnemosyne/sessions/shared``, unless a release
+    before 0.2 gave this session a store of its own (``./mnemosyne/sessions/<session_id>-
+    <hash>``): that one is kept (ADR 0029).
+    """
+    own = Path.cwd() / DEFAULT_ROOT / store_dir_name(session_id)
+    return own if is_store(own) else Path.cwd() / DEFAULT_ROOT / SHARED
 
 
 @dataclass(frozen=True)
 class _Entry:
-    """One stored item: its id, its number, its JSON text, and what the session needs of it."""
+    """One stored item: its branch, id, number, JSON text, and what the session needs of it."""
 
+    branch: str
     id: str
     seq: int
     text: str
@@ -74,28 +86,40 @@ class _Entry:
 
 @dataclass(frozen=True)
 class _Mark:
-    """A node in the session's id range that is not an item (the ``_seq`` mark, damage).
+    """A node in a branch's id range that is not an item (the ``_seq`` mark, damage).
 
     Its number still counts toward the high-water mark, so ids are never reused.
     """
 
+    branch: str
     seq: int
 
 
-def _decoder(scope: Scope) -> Callable[[mnem.MemoryNode], _Entry | _Mark | None]:
-    def decode(node: mnem.MemoryNode) -> _Entry | _Mark | None:
+_Value = _Entry | _Mark | Pointer | Origin
+"""What a node of the session is to it: an item, a mark, the current branch, a branch's origin."""
+
+
+def _decoder(branches: Branches) -> Callable[[mnem.MemoryNode], _Value | None]:
+    def decode(node: mnem.MemoryNode) -> _Value | None:
+        told = branches.read(node)
+        branch = branches.branch_of(node.id)
+        if told is not None or branch is None:
+            return told
+        scope = branches.of(branch)
         if node.id == scope.sequence_id:
             seq = node.content
-            return _Mark(seq) if isinstance(seq, int) and not isinstance(seq, bool) else None
+            is_number = isinstance(seq, int) and not isinstance(seq, bool)
+            return _Mark(branch, seq) if is_number else None
         seq = scope.sequence_of(node.id)
         if seq is None:
             return None
         item = codec.decode(node.content)
         text = codec.text_of(node.content)
         if item is None or text is None:
-            return _Mark(seq)
+            return _Mark(branch, seq)
         call_id, name = item.get("call_id"), item.get("name")
         return _Entry(
+            branch,
             node.id,
             seq,
             text,
@@ -109,19 +133,22 @@ def _decoder(scope: Scope) -> Callable[[mnem.MemoryNode], _Entry | _Mark | None]
 
 @dataclass
 class _Items:
-    """The items of one mirror version, oldest first, their turns, and the high-water mark."""
+    """One branch's items as of one mirror version, oldest first, their turns, its high mark."""
 
+    branch: str
     ordered: list[_Entry]
     turns: list[int]
     high: int
     _calls: dict[str, str] | None = field(default=None, repr=False)
 
     @classmethod
-    def of(cls, entries: list[_Entry | _Mark]) -> _Items:
-        ordered = [entry for entry in entries if isinstance(entry, _Entry)]
-        high = max((entry.seq for entry in entries), default=0)
+    def of(cls, values: Iterable[object], branch: str) -> _Items:
+        """Branch ``branch``'s items among a session's decoded values."""
+        numbered = [v for v in values if isinstance(v, _Entry | _Mark) and v.branch == branch]
+        ordered = [entry for entry in numbered if isinstance(entry, _Entry)]
+        high = max((entry.seq for entry in numbered), default=0)
         ordered.sort(key=lambda entry: entry.seq)
-        return cls(ordered, _turns(ordered), high)
+        return cls(branch, ordered, _turns(ordered), high)
 
     def name_of_call(self, call_id: str) -> str | None:
         """The tool a call of this session named (for its output's provenance)."""
@@ -149,12 +176,15 @@ class MnemosyneSession:
     empties. Each call that changes the session is one commit, and nothing is
     deleted: :meth:`why`, :meth:`when_did`, :meth:`history` and :meth:`items_at`
     read what it held, and :meth:`create_branch_from_turn` tries another path.
+    Sessions share a store (its size bounded by the kit's volumes) and each branches
+    on its own: a branch is kept in the session's own nodes (ADR 0029).
 
     Args:
         session_id: Names this session (its items' ids hold it).
         store_path: The directory holding the store's ``.mnem`` (created if absent and
-            ``create``). None gives the session a store of its own,
-            ``./mnemosyne/sessions/<session_id>-<hash>`` under the working directory.
+            ``create``), which any number of sessions may share. None: the store every
+            session shares, ``./mnemosyne/sessions/shared`` under the working directory
+            (:func:`default_store_path`).
         session_settings: The SDK's settings (``limit``), as for ``SQLiteSession``.
         create: Create the store if there is none at ``store_path``.
         author: The author recorded on this session's commits.
@@ -186,8 +216,8 @@ class MnemosyneSession:
             raise InvalidInputError(f"invalid session_settings: {exc}") from None
         self.hooks = ProvenanceHooks()
         """Pass to the runner (``hooks=session.hooks``) to record which agent said what."""
-        self._scope = Scope.of(session_id, family=FAMILY)
-        self._mirror: Mirror[_Entry | _Mark] = Mirror(self._scope.owns, _decoder(self._scope))
+        self._branches = Branches(Scope.of(session_id, family=FAMILY))
+        self._mirror: Mirror[_Value] = Mirror(self._branches.owns, _decoder(self._branches))
         self._items_of: tuple[int, _Items] | None = None
         path = default_store_path(session_id) if store_path is None else store_root(store_path)
         self._store = open_store(
@@ -287,7 +317,7 @@ class MnemosyneSession:
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
         """The commit that added ``item_id`` as of ``at`` (default HEAD), when, and who said it."""
-        if self._scope.sequence_of(check_text(item_id, "the item id")) is None:
+        if not self._owns_item(check_text(item_id, "the item id")):
             raise InvalidInputError(f"{item_id!r} is not an item id of session {self.session_id!r}")
         blame = await self._store.awalk(lambda engine: kit_history.origin(engine, item_id, at))
         item = codec.decode(blame.node.content)
@@ -336,9 +366,14 @@ class MnemosyneSession:
         return [SessionCommit(**vars(record), changes=changes) for record, changes in found]
 
     async def items_at(self, commit: str) -> list[TResponseInputItem]:
-        """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
+        """The items as they were at ``commit`` (a commit id or id prefix: those of the branch
+        the session was on then), or those of the session's branch ``commit`` now."""
         check_text(commit, "the commit")
         async with self._store.asession() as engine:
+            self._mirror.sync(engine)
+            values = self._mirror.values.values()
+            if commit in Branches.names(values):
+                return _texts(_Items.of(values, commit).ordered)
             state = kit_history.state(engine, engine.resolve(commit))
             return self._items_in(state)
 
@@ -349,66 +384,86 @@ class MnemosyneSession:
     ) -> str:
         """Branch the session before turn ``turn_number`` and switch to it; returns its name.
 
-        The branch starts from the current items, and its first commit removes
-        those of turn ``turn_number`` on, so the conversation can take that turn
-        again. The old branch keeps them. Branches are the store's: the session
-        must have its store to itself (the default layout gives it one). All or
-        nothing: a failure or a kill at any point leaves the session on the branch it
-        was on with every item, or on the new branch whole (the next opening of the
-        store settles a killed one). A name a commit id could mean (4 or more hex
-        digits) is refused, as it would hide that commit from :meth:`items_at`.
+        One commit: the new branch holds copies of the current branch's items before
+        that turn (same numbers, provenance noting the item copied), so the
+        conversation can take that turn again; the old branch keeps every item.
+        Branches are the session's own, so it branches whatever store it shares. A
+        name that is blank, taken, ``main``, or that a commit id could mean (4 or more
+        hex digits) is refused; None takes ``turn-<n>`` (``turn-<n>-2``, ... if taken).
         """
         if not isinstance(turn_number, int) or isinstance(turn_number, bool):
             raise InvalidInputError(f"the turn number must be an int, not {turn_number!r}")
         async with self._writing() as (write, now):
-            self._refuse_shared_store(write.engine)
-            if not any(
-                e.user and t == turn_number for e, t in zip(now.ordered, now.turns, strict=True)
-            ):
+            pairs = list(zip(now.ordered, now.turns, strict=True))
+            if not any(entry.user and turn == turn_number for entry, turn in pairs):
                 raise InvalidInputError(
                     f"turn {turn_number} of session {self.session_id!r} holds no user message"
                 )
-            name = write.branch(branch_name, default=f"turn-{turn_number}")
-            dropped = [e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number]
-            self._keep_mark(write, now)
-            for entry in dropped:
-                write.remove(entry.id)
+            name, scope = self._branches.create(
+                write,
+                name=branch_name,
+                default=f"turn-{turn_number}",
+                taken=Branches.names(self._mirror.values.values()),
+                parent=now.branch,
+                turn=turn_number,
+                high=now.high,
+            )
+            kept = [(entry, turn) for entry, turn in pairs if turn < turn_number]
+            for entry, turn in kept:
+                made = provenance_of(
+                    json.loads(entry.text),
+                    turn,
+                    agent=None,
+                    hooks=self.hooks,
+                    name_of_call=now.name_of_call,
+                )
+                write.add(
+                    scope.sequence_item_id(entry.seq),
+                    {"format": codec.FORMAT, "item": entry.text},
+                    provenance=mnem.Provenance(
+                        agent_step=made.agent_step,
+                        tool_call=made.tool_call,
+                        source=made.source,
+                        note=f"copied from {entry.id}",
+                    ),
+                )
             write.message = (
                 f"branch {name!r} of session {self.session_id!r} from turn {turn_number}: "
-                f"{len(dropped)} item(s) set aside"
+                f"{len(kept)} item(s) kept, {len(pairs) - len(kept)} set aside"
             )
         return name
 
     async def switch_to_branch(self, branch_name: str) -> None:
-        """Make ``branch_name`` the session's current branch."""
+        """Make ``branch_name`` the session's current branch (one commit; none if it is)."""
         check_text(branch_name, "the branch name")
-        async with self._store.asession() as engine:
-            if branch_name not in {name for name, _ in engine.branches()}:
-                raise InvalidInputError(f"there is no branch {branch_name!r}")
-            self._refuse_shared_store(engine)
-            engine.checkout(branch_name)
+        async with self._writing() as (write, _):
+            if self._branches.switch(write, branch_name, self._mirror.values.values()):
+                write.message = f"switch session {self.session_id!r} to branch {branch_name!r}"
 
-    async def current_branch(self) -> str | None:
-        """The branch the session is on (None when the store's HEAD is detached)."""
+    async def current_branch(self) -> str:
+        """The branch the session is on (``main`` until it branches)."""
         async with self._store.asession() as engine:
-            return kit_history.branch_of(engine)
+            self._mirror.sync(engine)
+            return self._current()
 
     async def list_branches(self) -> list[dict[str, Any]]:
         """Every branch: ``branch_id``, ``message_count``, ``user_turns``, ``is_current``."""
         async with self._store.asession() as engine:
-            current = kit_history.branch_of(engine)
-            found = []
-            for name, tip in engine.branches():
-                entries = _Items.of(self._decoded(kit_history.state(engine, tip)))
-                found.append(
-                    {
-                        "branch_id": name,
-                        "message_count": len(entries.ordered),
-                        "user_turns": sum(e.user for e in entries.ordered),
-                        "is_current": name == current,
-                    }
-                )
-            return found
+            self._mirror.sync(engine)
+            values = list(self._mirror.values.values())
+        current = Branches.current(values)
+        found = []
+        for name in Branches.names(values):
+            ordered = _Items.of(values, name).ordered
+            found.append(
+                {
+                    "branch_id": name,
+                    "message_count": len(ordered),
+                    "user_turns": sum(e.user for e in ordered),
+                    "is_current": name == current,
+                }
+            )
+        return found
 
     # --- the SDK's compaction hooks ---------------------------------------------
 
@@ -499,6 +554,8 @@ class MnemosyneSession:
         committed, mirror = write.committed, self._mirror
         if committed is None or mirror.commit != committed.commit or mirror.version != version + 1:
             return
+        if self._branches.pointer_id in committed.added:
+            return  # the branch changed: derived afresh
         ordered, turns, calls = before.ordered, before.turns, before._calls
         removed = set(committed.removed)
         if removed:
@@ -512,25 +569,36 @@ class MnemosyneSession:
             (
                 e
                 for node_id in committed.added
-                if isinstance(e := mirror.values.get(node_id), _Entry)
+                if isinstance(e := mirror.values.get(node_id), _Entry) and e.branch == before.branch
             ),
             key=lambda entry: entry.seq,
         )
-        mark = mirror.values.get(self._scope.sequence_id)
-        high = max(before.high, added[-1].seq if added else 0, mark.seq if mark else 0)
+        mark = mirror.values.get(self._branches.of(before.branch).sequence_id)
+        high = max(
+            before.high, added[-1].seq if added else 0, mark.seq if isinstance(mark, _Mark) else 0
+        )
         if calls is not None:
             calls.update((e.call_id, e.name) for e in added if e.call_id and e.name)
         after = _Items(
-            ordered + added, turns + _turns(added, turns[-1] if turns else 0), high, calls
+            before.branch,
+            ordered + added,
+            turns + _turns(added, turns[-1] if turns else 0),
+            high,
+            calls,
         )
         self._items_of = (mirror.version, after)
 
     def _items(self) -> _Items:
-        """The mirror's items in order, derived once per mirror version."""
+        """The current branch's items in order, derived once per mirror version."""
         version = self._mirror.version
         if self._items_of is None or self._items_of[0] != version:
-            self._items_of = (version, _Items.of(list(self._mirror.values.values())))
+            self._items_of = (version, _Items.of(self._mirror.values.values(), self._current()))
         return self._items_of[1]
+
+    def _current(self) -> str:
+        """The branch the mirror says the session is on."""
+        pointer = self._mirror.values.get(self._branches.pointer_id)
+        return pointer.branch if isinstance(pointer, Pointer) else MAIN
 
     def _stage_adds(
         self,
@@ -549,7 +617,7 @@ class MnemosyneSession:
 
         for offset, (item, content) in enumerate(zip(items, stored, strict=True), 1):
             turn += codec.is_user_message(item)
-            node_id = self._scope.sequence_item_id(now.high + offset)
+            node_id = self._branches.of(now.branch).sequence_item_id(now.high + offset)
             provenance = provenance_of(
                 item, turn, agent=agent, hooks=self.hooks, name_of_call=name_of_call
             )
@@ -560,35 +628,29 @@ class MnemosyneSession:
 
     def _keep_mark(self, write: Write, now: _Items) -> None:
         """Record the high-water mark before removing items, so their ids are never reused."""
-        if self._mirror.values.get(self._scope.sequence_id) != _Mark(now.high):
-            write.add(self._scope.sequence_id, now.high)
-
-    def _refuse_shared_store(self, engine: mnem.Store) -> None:
-        head = engine.head_commit()
-        state = kit_history.state(engine, head) if head else {}
-        others = [node_id for node_id in state if not self._scope.owns(node_id)]
-        if others:
-            raise InvalidInputError(
-                f"the store at {self.store_path} holds more than session {self.session_id!r} "
-                f"({others[0]!r}, ...): a branch is the whole store's, so switching would move "
-                "the others too. Give the session a store of its own (the default layout does)"
-            )
-
-    def _decoded(self, state: Mapping[str, mnem.MemoryNode]) -> list[_Entry | _Mark]:
-        decode = _decoder(self._scope)
-        found = []
-        for node in state.values():
-            if self._scope.owns(node.id):
-                entry = decode(node)
-                if entry is not None:
-                    found.append(entry)
-        return found
+        mark = self._branches.of(now.branch).sequence_id
+        if self._mirror.values.get(mark) != _Mark(now.branch, now.high):
+            write.add(mark, now.high)
 
     def _items_in(self, state: Mapping[str, mnem.MemoryNode]) -> list[TResponseInputItem]:
-        return [json.loads(entry.text) for entry in _Items.of(self._decoded(state)).ordered]
+        """The items of the branch the session was on in ``state``, oldest first."""
+        decode = _decoder(self._branches)
+        values = [
+            value
+            for node in state.values()
+            if self._branches.owns(node.id) and (value := decode(node)) is not None
+        ]
+        return _texts(_Items.of(values, Branches.current(values)).ordered)
 
     def _owns_item(self, node_id: str) -> bool:
-        return self._scope.sequence_of(node_id) is not None
+        """Whether ``node_id`` is an item's of any branch of this session."""
+        branch = self._branches.branch_of(node_id)
+        return branch is not None and self._branches.of(branch).sequence_of(node_id) is not None
+
+
+def _texts(entries: list[_Entry]) -> list[TResponseInputItem]:
+    """The items themselves, fresh objects."""
+    return [json.loads(entry.text) for entry in entries]
 
 
 def _kinds(items: list[Any]) -> str:

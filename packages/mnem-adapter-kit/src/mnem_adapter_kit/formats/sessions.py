@@ -2,7 +2,10 @@
 
 A session ``s`` of a family keeps its items as ``@<family>:<s>:0000000001``, ... in
 the order added, and ``@<family>:<s>:_seq`` (an int) once a clear has tombstoned
-them, as a list memory does (:mod:`mnem_adapter_kit.numbered`). Each item is::
+them, as a list memory does (:mod:`mnem_adapter_kit.numbered`). A branch ``b`` of the
+session keeps its items the same way in ``@<family>:<s>:<b>:``, and ``@<family>:<s>:_branch``
+names the branch the session is on (:class:`~mnem_adapter_kit.numbered.Branches`). Each
+item is::
 
     {"format": <the family's tag>, <field>: <the item's JSON text>}
 
@@ -21,6 +24,7 @@ import mnem
 
 from .._ids import Scope
 from .._values import from_json_text
+from ..numbered import Branches
 from ..view import Reading
 
 __all__ = ["AGENT_FRAMEWORK", "OPENAI_AGENTS", "SessionFormat"]
@@ -37,19 +41,25 @@ class SessionFormat:
     """One line for an item as a turn of talk."""
 
     def read(self, node: mnem.MemoryNode) -> Reading | None:
-        """A session item (or a session's sequence mark); ``None`` for any other node."""
+        """A session item, mark or branch note (of any of its branches); ``None`` for any
+        other node."""
         parsed = Scope.parse(node.id)
         if parsed is None:
             return None
         scope, key = parsed
-        if scope.family != self.family or len(scope.parts) != 1:
+        if scope.family != self.family or len(scope.parts) > 2:
             return None
-        session = scope.parts[0]
+        session, where = scope.parts[0], scope.parts[0]
+        if len(scope.parts) == 2:
+            where = f"{session} @{scope.parts[1]}"
         content = node.content
-        if node.id == scope.sequence_id:
-            if not isinstance(content, int) or isinstance(content, bool):
+        if key.startswith("_"):
+            told = Branches(Scope.of(session, family=self.family)).read(node)
+            is_mark = node.id == scope.sequence_id and type(content) is int
+            if told is None and not is_mark:
                 return None
-            return Reading((session,), key, f"{session} (sequence mark)", content, internal=True)
+            what = "sequence mark" if is_mark else "branch" if key == "_branch" else "origin"
+            return Reading(scope.parts, key, f"{where} ({what})", content, internal=True)
         seq = scope.sequence_of(node.id)
         if seq is None or not isinstance(content, dict) or content.get("format") != self.format:
             return None
@@ -62,7 +72,7 @@ class SessionFormat:
             return None
         if not isinstance(item, dict):
             return None
-        return Reading((session,), str(seq), f"{session} #{seq}", item, text=self.said(item))
+        return Reading(scope.parts, str(seq), f"{where} #{seq}", item, text=self.said(item))
 
 
 def agents_item_said(item: dict[str, Any]) -> str:
