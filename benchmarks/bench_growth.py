@@ -10,7 +10,8 @@ process of its own, and the peer its users would otherwise pick does the same be
 ``FileHistoryProvider``, and the reference memory server's JSONL (the whole graph rewritten
 per change, as it does). Disk is allocated bytes; resident memory the writer's peak; time the
 whole run over N. ``one store`` is the adapter with volumes switched off (``MNEM_VOLUME_NODES``
-past N): the layout before ADR 0028, measured up to 1,000 items.
+past N): the layout before ADR 0028, measured up to 1,000 items. ``sessions``: many short
+conversations (3 turns each) in the default layout, beside ``SQLiteSession`` with one file.
 """
 
 from __future__ import annotations
@@ -43,10 +44,12 @@ ADAPTERS = {  # adapter: (peer, items per call of the workload)
 class Plan:
     sizes: tuple[int, ...] = (250, 1_000, 4_000)
     one_store_up_to: int = 1_000
+    sessions: int = 200
 
 
 FULL = Plan()
-SMOKE = Plan(sizes=(8,), one_store_up_to=0)
+SMOKE = Plan(sizes=(8,), one_store_up_to=0, sessions=2)
+SESSION_TURNS = 3
 
 
 def disk(path: Path) -> int:
@@ -119,6 +122,23 @@ async def openai_agents(path: Path, n: int, peer: bool) -> None:
         for items in turn(i):
             await session.add_items(items)
     session.close()
+
+
+async def sessions(path: Path, n: int, peer: bool) -> None:
+    """``n`` conversations of :data:`SESSION_TURNS` turns, each session opened and closed, in
+    the default layout (the working directory is ``path``)."""
+    from agents import SQLiteSession
+
+    from mnem_openai_agents import MnemosyneSession
+
+    os.chdir(path)
+    for s in range(n):
+        name = f"user-{s}"
+        session: Any = SQLiteSession(name, "sessions.db") if peer else MnemosyneSession(name)
+        for i in range(SESSION_TURNS):
+            for items in turn(i):
+                await session.add_items(items)
+        session.close()
 
 
 async def agent_framework(path: Path, n: int, peer: bool) -> None:
@@ -197,6 +217,9 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             for subject in subjects:
                 progress(f"{adapter} {subject}: {n} items")
                 rows.append(measure(scratch, adapter, subject, n))
+    for subject in ("bounded", "peer"):
+        progress(f"sessions {subject}: {plan.sessions} of {SESSION_TURNS} turns")
+        rows.append(measure(scratch, "sessions", subject, plan.sessions))
     return {"rows": rows}
 
 
@@ -209,7 +232,7 @@ def exponent(rows: list[dict[str, Any]], key: str, low: int, high: int) -> float
 
 def summarize(found: dict[str, Any]) -> Summary:
     rows = found["rows"]
-    sizes = sorted({row["n"] for row in rows})
+    sizes = sorted({row["n"] for row in rows if row["adapter"] in ADAPTERS})
     low, high = (sizes[-2], sizes[-1]) if len(sizes) > 1 else (sizes[0], sizes[0])
     out = Summary()
     table = []
@@ -272,6 +295,36 @@ def summarize(found: dict[str, Any]) -> Summary:
         "process's peak; write per item: the whole run over N."
     )
     out.tables.append(Table("Growth", note, headers, table))
+    many = {r["subject"]: r for r in rows if r["adapter"] == "sessions"}
+    if many:
+        mine, peer = many["bounded"], many["peer"]
+        per_session = mine["disk"] / 1024 / mine["n"]
+        out.target(
+            "growth.sessions.per_session",
+            f"a {SESSION_TURNS}-turn session in the default layout costs at most 256 KiB of disk",
+            per_session,
+            256.0,
+            f"{mine['n']} sessions",
+            unit=" KiB",
+        )
+        out.tables.append(
+            Table(
+                "Many short sessions",
+                f"{mine['n']} Agents SDK sessions of {SESSION_TURNS} turns each (4 items a turn),"
+                " each opened, written and closed; disk after the run.",
+                ["sessions", "disk per session", "SQLiteSession", "resident", "write per session"],
+                [
+                    [
+                        f"{mine['n']:,}",
+                        f"{num(per_session)} KiB",
+                        f"{num(peer['disk'] / 1024 / peer['n'])} KiB",
+                        f"{num(mine['resident'] / 2**20)} MiB",
+                        f"{num(mine['seconds'] * 1000 / mine['n'])} ms "
+                        f"({num(peer['seconds'] * 1000 / peer['n'])} ms)",
+                    ]
+                ],
+            )
+        )
     return out
 
 
