@@ -51,33 +51,58 @@ async def test_a_branch_named_like_a_commit_id_is_refused_and_the_commit_reads_a
     assert texts(await history_provider.get_messages("chat")) == ["q1", "a1"]
 
 
-async def test_switching_to_a_branch_named_like_a_commit_id_is_refused(root: Path) -> None:
+async def test_a_branch_another_tool_made_in_the_engine_is_not_a_session_branch(
+    root: Path,
+) -> None:
     provider = MnemosyneHistoryProvider(root)
-    first = await two_turns(provider)
+    await two_turns(provider)
     path = provider.store_path_of("chat")
     await provider.close()
-    raw = mnem.open(path)  # a branch another tool made
-    raw.new_branch(first[:16])
+    raw = mnem.open(path)
+    raw.new_branch("elsewhere")
     del raw
     provider = MnemosyneHistoryProvider(root)
-    with pytest.raises(InvalidInputError, match="commit id"):
-        await provider.switch_to_branch("chat", first[:16])
+    commits = commit_count(path)
+    with pytest.raises(InvalidInputError, match="no branch 'elsewhere'"):
+        await provider.switch_to_branch("chat", "elsewhere")
     assert await provider.current_branch("chat") == "main"
     assert texts(await provider.get_messages("chat")) == ["q1", "a1", "q2", "a2"]
+    assert commit_count(path) == commits
     await provider.close()
 
 
-async def test_a_branch_the_engine_refuses_leaves_nothing_behind(
+async def test_names_that_are_blank_main_or_taken_are_refused_and_leave_nothing(
     history_provider: MnemosyneHistoryProvider,
 ) -> None:
     await two_turns(history_provider)
+    assert await history_provider.create_branch_from_turn("chat", 2, "with space") == "with space"
+    await history_provider.switch_to_branch("chat", "main")
     path = history_provider.store_path_of("chat")
     commits = commit_count(path)
-    for bad in [".hidden", "a..b", "HEAD", "with space"]:
-        with pytest.raises(Exception, match=r"\S"):
+    for bad in ["", "   ", "main", "with space"]:
+        with pytest.raises(InvalidInputError):
             await history_provider.create_branch_from_turn("chat", 2, bad)
-    assert [b["branch_id"] for b in await history_provider.list_branches("chat")] == ["main"]
-    assert await history_provider.current_branch("chat") == "main"
+    names = [b["branch_id"] for b in await history_provider.list_branches("chat")]
+    assert names == ["main", "with space"]
+    await history_provider.switch_to_branch("chat", "main")  # already there: no commit
     assert commit_count(path) == commits
     assert len(await history_provider.get_messages("chat")) == 4
-    assert not (Path(path) / ".mnem" / "adapter-branch.pending").exists()
+
+
+async def test_sessions_of_one_provider_branch_apart(
+    history_provider: MnemosyneHistoryProvider,
+) -> None:
+    await two_turns(history_provider)
+    await history_provider.save_messages("other", [user("o1"), assistant("oa1")])
+    assert await history_provider.create_branch_from_turn("chat", 2) == "turn-2"
+    await history_provider.save_messages("chat", [user("q2 again")])
+    assert texts(await history_provider.get_messages("chat")) == ["q1", "a1", "q2 again"]
+    assert await history_provider.current_branch("other") == "main"
+    assert texts(await history_provider.get_messages("other")) == ["o1", "oa1"]
+    assert [b["branch_id"] for b in await history_provider.list_branches("other")] == ["main"]
+    copy = (await history_provider.history("chat"))[1]  # the branch's commit
+    assert copy.message.startswith("branch 'turn-2' of session 'chat' from turn 2")
+    assert texts(copy.added) == ["q1", "a1"]
+    await history_provider.switch_to_branch("chat", "main")
+    assert texts(await history_provider.messages_at("chat", "turn-2")) == ["q1", "a1", "q2 again"]
+    assert len(await history_provider.get_messages("chat")) == 4

@@ -24,7 +24,7 @@ from agent_framework import (
     SessionContext,
 )
 
-from mnem_adapter_kit import open_store, store_dir_name
+from mnem_adapter_kit import open_store
 from mnem_adapter_kit.errors import InvalidInputError, NoStoreError
 from mnem_adapter_kit.testing.observe import observe
 from mnem_adapter_kit.testing.stores import commit_count, committed_ids
@@ -230,7 +230,7 @@ async def test_session_id_none_is_the_default_session(
     await history_provider.save_messages(None, [user("no id")])
     assert texts(await history_provider.get_messages("default")) == ["no id"]
     assert history_provider.store_path_of(None) == history_provider.store_path_of("default")
-    assert Path(history_provider.store_path_of(None)).name == store_dir_name("default")
+    assert Path(history_provider.store_path_of(None)).name == "shared"
     assert texts(await history_provider.get_messages("")) == [], "the empty id is its own session"
 
 
@@ -329,10 +329,9 @@ async def test_adversarial_session_ids_never_read_clear_or_overwrite_each_other(
 ) -> None:
     for name in ADVERSARIAL:
         await history_provider.save_messages(name, [user(f"belongs to {name!r}")])
-    folders = [Path(history_provider.store_path_of(name)) for name in ADVERSARIAL]
-    assert all(folder.parent == Path(history_provider.store_path) for folder in folders)
+    folders = {Path(history_provider.store_path_of(name)) for name in ADVERSARIAL}
+    assert folders == {Path(history_provider.store_path) / "shared"}  # one store, a scope each
     assert history_provider.store_path == str(await asyncio.to_thread(root.resolve))
-    assert len({folder.name.lower() for folder in folders}) == len(ADVERSARIAL)
     await history_provider.clear("u1")
     await history_provider.save_messages("u1:x", [user("more for u1:x")])
     for name in ADVERSARIAL:

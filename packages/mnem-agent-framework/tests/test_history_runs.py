@@ -371,7 +371,8 @@ async def test_gathered_runs_on_60_sessions_lose_nothing_and_let_the_loop_run(
     for name in names:
         stored = await history_provider.get_messages(name)
         assert texts(stored) == [f"{name} q0", "ok", f"{name} q1", "ok"]
-        assert commit_count(history_provider.store_path_of(name)) == 2
+        assert len(await history_provider.history(name)) == 2
+    assert commit_count(history_provider.store_path_of(None)) == 2 * len(names)
 
 
 def _writer(root: str, n: int, count: int) -> None:
@@ -406,7 +407,8 @@ def test_processes_on_one_root_lose_nothing_in_their_own_and_a_shared_session(ro
         assert [t for t in shared if t.startswith(f"p{n} ")] == [
             f"p{n} shared {i}" for i in range(count)
         ]
-    assert commit_count(provider.store_path_of("shared")) == 3 * count + 1
+    assert len(asyncio.run(provider.history("shared"))) == 3 * count + 1
+    assert commit_count(provider.store_path_of("shared")) == 3 * 2 * count + 1
     asyncio.run(provider.close())
 
 

@@ -7,7 +7,7 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +22,7 @@ from mnem_adapter_kit import (
     Write,
     check_text,
     describe,
+    is_store,
     numbered,
     open_store,
     store_dir_name,
@@ -30,6 +31,7 @@ from mnem_adapter_kit import (
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import InvalidInputError
 from mnem_adapter_kit.formats.sessions import AGENT_FRAMEWORK
+from mnem_adapter_kit.numbered import MAIN, Branches, Origin, Pointer
 
 from . import messages as codec
 from .messages import Identity, Stored
@@ -38,7 +40,10 @@ FAMILY = AGENT_FRAMEWORK.family
 """The id family of history messages: ``@agent-framework:<session id>:<seq>``."""
 
 DEFAULT_ROOT = Path("mnemosyne") / "agent-framework-sessions"
-"""The folder, under the working directory, holding one store per session by default."""
+"""The folder, under the working directory, holding the sessions' store by default."""
+SHARED = "shared"
+"""The store in ``store_path`` the provider's sessions share (beside the stores of their own
+that releases before 0.2 gave each, which are kept: a folder of stores is no store)."""
 
 DEFAULT_SESSION = "default"
 """The session a ``session_id`` of None names, as for ``FileHistoryProvider``."""
@@ -61,19 +66,22 @@ class _Entry:
 
 @dataclass(frozen=True)
 class _Messages:
-    """A session's messages oldest first, their identities and turns, and the high-water mark."""
+    """One branch's messages oldest first, their identities and turns, its high-water mark."""
 
+    scope: Scope
+    """The branch's scope: where its messages and mark are."""
     ordered: list[_Entry]
     identities: list[Identity]
     turns: list[int]
     high: int
 
     @classmethod
-    def of(cls, values: Iterable[_Entry | numbered.Mark]) -> _Messages:
-        found = list(values)
+    def of(cls, values: Mapping[str, _Value], scope: Scope) -> _Messages:
+        """The messages of the branch ``scope`` holds, among a session's decoded nodes."""
+        found = [value for node_id, value in values.items() if scope.owns(node_id)]
         ordered = sorted((v for v in found if isinstance(v, _Entry)), key=lambda e: e.seq)
-        high = max((v.seq for v in found), default=0)
-        return _Messages([], [], [], 0).extended(ordered, high)
+        high = max((v.seq for v in found if isinstance(v, _Entry | numbered.Mark)), default=0)
+        return _Messages(scope, [], [], [], 0).extended(ordered, high)
 
     def extended(self, added: list[_Entry], high: int = 0) -> _Messages:
         """These messages and ``added`` after them (new lists: a snapshot is never changed).
@@ -86,7 +94,7 @@ class _Messages:
             turns.append(turn)
         identities = self.identities + [entry.stored.identity for entry in added]
         high = max(self.high, high, added[-1].seq if added else 0)
-        return _Messages(self.ordered + added, identities, turns, high)
+        return _Messages(self.scope, self.ordered + added, identities, turns, high)
 
     def messages(self) -> list[Message]:
         return [entry.stored.message() for entry in self.ordered]
@@ -98,7 +106,27 @@ def _entry(node_id: str, seq: int, content: object) -> _Entry | None:
 
 
 LAYOUT: numbered.Layout[_Entry] = numbered.Layout(_entry)
-"""A session's nodes are numbered as a list memory's: ``<seq>`` ids and a ``_seq`` mark."""
+"""A branch's nodes are numbered as a list memory's: ``<seq>`` ids and a ``_seq`` mark."""
+
+_Value = _Entry | numbered.Mark | Pointer | Origin
+"""What a node of a session is to it: a message, a mark, the current branch, a branch's origin."""
+
+
+def _decoder(branches: Branches) -> Callable[[mnem.MemoryNode], _Value | None]:
+    """Decode any node of any branch of a session (ADR 0029)."""
+    layouts: dict[str, Callable[[mnem.MemoryNode], _Entry | numbered.Mark | None]] = {}
+
+    def decode(node: mnem.MemoryNode) -> _Value | None:
+        told = branches.read(node)
+        branch = branches.branch_of(node.id)
+        if told is not None or branch is None:
+            return told
+        layout = layouts.get(branch)
+        if layout is None:
+            layout = layouts[branch] = LAYOUT.decoder(branches.of(branch))
+        return layout(node)
+
+    return decode
 
 
 class _Session:
@@ -106,9 +134,9 @@ class _Session:
 
     def __init__(self, session_id: str, path: str, author: str, create: bool, timeout: float):
         self.id = session_id
-        self.scope = Scope.of(session_id, family=FAMILY)
-        self.decode = LAYOUT.decoder(self.scope)
-        self.mirror: Mirror[_Entry | numbered.Mark] = Mirror(self.scope.owns, self.decode)
+        self.branches = Branches(Scope.of(session_id, family=FAMILY))
+        self.decode = _decoder(self.branches)
+        self.mirror: Mirror[_Value] = Mirror(self.branches.owns, self.decode)
         self.store = open_store(
             path, author=author, create=create, busy_timeout=timeout, owner=self
         )
@@ -121,18 +149,31 @@ class _Session:
         return self.derived()
 
     def derived(self) -> _Messages:
-        """The mirror's messages, derived once per mirror version."""
+        """The current branch's messages, derived once per mirror version."""
         version = self.mirror.version
         if self._derived is None or self._derived[0] != version:
-            self._derived = (version, _Messages.of(self.mirror.values.values()))
+            values = self.mirror.values
+            scope = self.branches.of(_current(values.get(self.branches.pointer_id)))
+            self._derived = (version, _Messages.of(values, scope))
         return self._derived[1]
 
-    def in_state(self, state: Mapping[str, mnem.MemoryNode]) -> _Messages:
-        decoded = (self.decode(node) for node_id, node in state.items() if self.scope.owns(node_id))
-        return _Messages.of(value for value in decoded if value is not None)
+    def in_state(
+        self, state: Mapping[str, mnem.MemoryNode], branch: str | None = None
+    ) -> _Messages:
+        """The messages of ``branch`` in ``state`` (None: the branch it had the session on)."""
+        values = {
+            node_id: value
+            for node_id, node in state.items()
+            if self.branches.owns(node_id) and (value := self.decode(node)) is not None
+        }
+        if branch is None:
+            branch = _current(values.get(self.branches.pointer_id))
+        return _Messages.of(values, self.branches.of(branch))
 
     def owns_message(self, node_id: str) -> bool:
-        return self.scope.sequence_of(node_id) is not None
+        """Whether ``node_id`` is a message's of any branch of the session."""
+        branch = self.branches.branch_of(node_id)
+        return branch is not None and self.branches.of(branch).sequence_of(node_id) is not None
 
     @asynccontextmanager
     async def writing(self) -> AsyncIterator[tuple[Write, _Messages]]:
@@ -145,19 +186,22 @@ class _Session:
         if (
             committed is not None
             and not committed.removed
+            and self.branches.pointer_id not in committed.added
             and self.mirror.commit == committed.commit
             and self.mirror.version == version + 1
         ):  # an append: derive the messages from those before, not afresh
             added = [
-                v for i in committed.added if isinstance(v := self.mirror.values.get(i), _Entry)
+                v
+                for i in committed.added
+                if now.scope.owns(i) and isinstance(v := self.mirror.values.get(i), _Entry)
             ]
             added.sort(key=lambda entry: entry.seq)
             self._derived = (self.mirror.version, now.extended(added))
 
     def keep_mark(self, write: Write, now: _Messages) -> None:
         """Record the high-water mark before removing messages, so their ids are never reused."""
-        if self.mirror.values.get(self.scope.sequence_id) != numbered.Mark(now.high):
-            write.add(self.scope.sequence_id, now.high)
+        if self.mirror.values.get(now.scope.sequence_id) != numbered.Mark(now.high):
+            write.add(now.scope.sequence_id, now.high)
 
 
 class MnemosyneHistoryProvider(HistoryProvider):
@@ -166,15 +210,16 @@ class MnemosyneHistoryProvider(HistoryProvider):
     Behaves as ``InMemoryHistoryProvider``: ``get_messages`` returns a session's
     messages oldest first, ``save_messages`` appends what is new (the same rule,
     :func:`~mnem_agent_framework.messages.new_messages`), and the base class's
-    flags choose what a run saves. Each session has a store of its own under
-    ``store_path``; a save is one commit, nothing is deleted: :meth:`history` and
+    flags choose what a run saves. The sessions share one store in
+    ``store_path``, each its own scope and branches; a save is one commit, nothing is deleted: :meth:`history` and
     :meth:`messages_at` read what a session held, :meth:`clear` tombstones, and
     :meth:`create_branch_from_turn` tries another path. The session's ``state``
     is neither read nor written.
 
     Args:
-        store_path: The folder holding one store per session (created if absent and
-            ``create``); default ``./mnemosyne/agent-framework-sessions``.
+        store_path: The folder holding the sessions' store, ``<store_path>/shared``
+            (created if absent and ``create``); default
+            ``./mnemosyne/agent-framework-sessions``.
         source_id: The provider's id in the run's context.
         load_messages, store_inputs, store_outputs, store_context_messages,
             store_context_from: As for every ``HistoryProvider``.
@@ -220,7 +265,7 @@ class MnemosyneHistoryProvider(HistoryProvider):
         self.store_path = store_root(
             Path.cwd() / DEFAULT_ROOT if store_path is None else store_path
         )
-        """The absolute folder holding the sessions' stores."""
+        """The absolute folder holding the sessions' store."""
         self._author = check_text(author, "the author")
         self._create = create
         self._busy_timeout = busy_timeout
@@ -231,8 +276,11 @@ class MnemosyneHistoryProvider(HistoryProvider):
         )
 
     def store_path_of(self, session_id: str | None) -> str:
-        """The folder whose ``.mnem`` holds session ``session_id``."""
-        return os.path.join(self.store_path, store_dir_name(_session_id(session_id)))
+        """The folder whose ``.mnem`` holds session ``session_id``: ``<store_path>/shared``,
+        which the sessions share, unless a release before 0.2 gave this session a store of
+        its own there (``<session_id>-<hash>``), which it keeps (ADR 0029)."""
+        own = os.path.join(self.store_path, store_dir_name(_session_id(session_id)))
+        return own if is_store(own) else os.path.join(self.store_path, SHARED)
 
     # --- the HistoryProvider protocol ------------------------------------------
 
@@ -269,7 +317,7 @@ class MnemosyneHistoryProvider(HistoryProvider):
             turn = now.turns[-1] if now.turns else 0
             for seq, stored in enumerate(fresh, now.high + 1):
                 turn += stored.starts_turn
-                node_id = session.scope.sequence_item_id(seq)
+                node_id = now.scope.sequence_item_id(seq)
                 write.add(node_id, stored.node_content(), provenance=stored.provenance(turn))
             write.message = describe(f"add to session {name!r}:", [codec.kind_of(s) for s in fresh])
 
@@ -291,17 +339,26 @@ class MnemosyneHistoryProvider(HistoryProvider):
                     if any(kind != "removed" for kind in changes.values()):
                         yield
                         state = kit_history.state(engine, record.id)
-                        now = session.in_state({i: state[i] for i in changes if i in state})
-                        added = now.messages()
+                        entries = [
+                            value
+                            for i in changes
+                            if i in state and isinstance(value := session.decode(state[i]), _Entry)
+                        ]  # of whichever branch
+                        entries.sort(key=lambda entry: entry.seq)
+                        added = [entry.stored.message() for entry in entries]
                     commits.append(ConversationCommit(**vars(record), changes=changes, added=added))
                 return commits
 
             return await session.store.awalk(job)
 
     async def messages_at(self, session_id: str | None, commit: str) -> list[Message]:
-        """The session's messages as they were at ``commit`` (a commit id, id prefix or branch)."""
+        """The session's messages as they were at ``commit`` (a commit id or id prefix: those of
+        the branch it was on then), or those of the session's branch ``commit`` now."""
         check_text(commit, "the commit")
         async with self._using(session_id) as session, session.store.asession() as engine:
+            values = session.mirror.sync(engine)
+            if commit in Branches.names(values.values()):
+                return _Messages.of(values, session.branches.of(commit)).messages()
             held = session.in_state(kit_history.state(engine, engine.resolve(commit)))
         return held.messages()
 
@@ -321,63 +378,81 @@ class MnemosyneHistoryProvider(HistoryProvider):
     ) -> str:
         """Branch the session before turn ``turn_number`` and switch to it; returns its name.
 
-        A turn starts at each user message of a run's input. The branch starts
-        from the current messages, and its first commit removes those of turn
-        ``turn_number`` on, so the conversation can take that turn again; the
-        old branch keeps them. All or nothing: a failure or a kill at any point
-        leaves the session on the branch it was on with every message, or on the new
-        branch whole (the next opening of its store settles a killed one). A name a
-        commit id could mean (4 or more hex digits) is refused, as it would hide that
-        commit from :meth:`messages_at`.
+        A turn starts at each user message of a run's input. One commit: the new
+        branch holds copies of the current branch's messages before that turn (same
+        numbers, provenance noting the message copied), so the conversation can take
+        that turn again; the old branch keeps every message. Branches are the
+        session's own (ADR 0029), whatever store it shares. A name that is blank,
+        taken, ``main``, or that a commit id could mean (4 or more hex digits) is
+        refused; None takes ``turn-<n>`` (``turn-<n>-2``, ... if taken).
         """
+        if not isinstance(turn_number, int) or isinstance(turn_number, bool):
+            raise InvalidInputError(f"the turn number must be an int, not {turn_number!r}")
         async with self._using(session_id) as session, session.writing() as (write, now):
-            if not any(
-                e.stored.starts_turn and t == turn_number
-                for e, t in zip(now.ordered, now.turns, strict=True)
-            ):
+            pairs = list(zip(now.ordered, now.turns, strict=True))
+            if not any(entry.stored.starts_turn and turn == turn_number for entry, turn in pairs):
                 raise InvalidInputError(
                     f"turn {turn_number} of session {session.id!r} holds no user message"
                 )
-            name = write.branch(branch_name, default=f"turn-{turn_number}")
-            dropped = [e for e, t in zip(now.ordered, now.turns, strict=True) if t >= turn_number]
-            session.keep_mark(write, now)
-            for entry in dropped:
-                write.remove(entry.id)
+            name, scope = session.branches.create(
+                write,
+                name=branch_name,
+                default=f"turn-{turn_number}",
+                taken=Branches.names(session.mirror.values.values()),
+                parent=_current(session.mirror.values.get(session.branches.pointer_id)),
+                turn=turn_number,
+                high=now.high,
+            )
+            kept = [(entry, turn) for entry, turn in pairs if turn < turn_number]
+            for entry, turn in kept:
+                made = entry.stored.provenance(turn)
+                write.add(
+                    scope.sequence_item_id(entry.seq),
+                    entry.stored.node_content(),
+                    provenance=mnem.Provenance(
+                        agent_step=made.agent_step,
+                        observation=made.observation,
+                        tool_call=made.tool_call,
+                        source=made.source,
+                        note=f"copied from {entry.id}",
+                    ),
+                )
             write.message = (
                 f"branch {name!r} of session {session.id!r} from turn {turn_number}: "
-                f"{len(dropped)} message(s) set aside"
+                f"{len(kept)} message(s) kept, {len(pairs) - len(kept)} set aside"
             )
         return name
 
     async def switch_to_branch(self, session_id: str | None, branch_name: str) -> None:
-        """Make ``branch_name`` the session's current branch."""
+        """Make ``branch_name`` the session's current branch (one commit; none if it is)."""
         check_text(branch_name, "the branch name")
-        async with self._using(session_id) as session, session.store.asession() as engine:
-            if branch_name not in {name for name, _ in engine.branches()}:
-                raise InvalidInputError(f"there is no branch {branch_name!r}")
-            engine.checkout(branch_name)
+        async with self._using(session_id) as session, session.writing() as (write, _):
+            if session.branches.switch(write, branch_name, session.mirror.values.values()):
+                write.message = f"switch session {session.id!r} to branch {branch_name!r}"
 
-    async def current_branch(self, session_id: str | None) -> str | None:
-        """The branch the session is on (None when its store's HEAD is detached)."""
+    async def current_branch(self, session_id: str | None) -> str:
+        """The branch the session is on (``main`` until it branches)."""
         async with self._using(session_id) as session, session.store.asession() as engine:
-            return kit_history.branch_of(engine)
+            values = session.mirror.sync(engine)
+            return _current(values.get(session.branches.pointer_id))
 
     async def list_branches(self, session_id: str | None) -> list[dict[str, Any]]:
         """Every branch: ``branch_id``, ``message_count``, ``user_turns``, ``is_current``."""
         async with self._using(session_id) as session, session.store.asession() as engine:
-            current = kit_history.branch_of(engine)
-            found = []
-            for name, tip in engine.branches():
-                held = session.in_state(kit_history.state(engine, tip))
-                found.append(
-                    {
-                        "branch_id": name,
-                        "message_count": len(held.ordered),
-                        "user_turns": held.turns[-1] if held.turns else 0,
-                        "is_current": name == current,
-                    }
-                )
-            return found
+            values = dict(session.mirror.sync(engine))
+        current = _current(values.get(session.branches.pointer_id))
+        found = []
+        for name in Branches.names(values.values()):
+            held = _Messages.of(values, session.branches.of(name))
+            found.append(
+                {
+                    "branch_id": name,
+                    "message_count": len(held.ordered),
+                    "user_turns": held.turns[-1] if held.turns else 0,
+                    "is_current": name == current,
+                }
+            )
+        return found
 
     async def close(self) -> None:
         """Release every session's store; idempotent, destroys nothing (a later call reopens)."""
@@ -441,6 +516,11 @@ class MnemosyneHistoryProvider(HistoryProvider):
             if gate is None:
                 gate = self._gates[loop] = asyncio.Lock()
         return gate
+
+
+def _current(pointer: _Value | None) -> str:
+    """The branch a session's pointer names (main when it has none)."""
+    return pointer.branch if isinstance(pointer, Pointer) else MAIN
 
 
 def _session_id(session_id: str | None) -> str:
