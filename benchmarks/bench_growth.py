@@ -10,8 +10,8 @@ process of its own, and the peer its users would otherwise pick does the same be
 ``FileHistoryProvider``, and the reference memory server's JSONL (the whole graph rewritten
 per change, as it does). Disk is allocated bytes; resident memory the writer's peak; time the
 whole run over N. ``one store`` is the adapter with volumes switched off (``MNEM_VOLUME_NODES``
-past N): the layout before ADR 0028, measured up to 1,000 items. ``sessions``: many short
-conversations (3 turns each) in the default layout, beside ``SQLiteSession`` with one file.
+past N): the layout before ADR 0028, measured up to 1,000 items. Then many short conversations
+(3 turns each) in each session adapter's default layout, beside its peer.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ ADAPTERS = {  # adapter: (peer, items per call of the workload)
     "openai_agents": ("SQLiteSession", 4),
     "agent_framework": ("FileHistoryProvider", 4),
     "knowledge_graph": ("reference JSONL", 1),
+}
+SESSIONS = {  # many short sessions: adapter: peer
+    "openai_agents_sessions": "SQLiteSession",
+    "agent_framework_sessions": "FileHistoryProvider",
 }
 
 
@@ -124,7 +128,7 @@ async def openai_agents(path: Path, n: int, peer: bool) -> None:
     session.close()
 
 
-async def sessions(path: Path, n: int, peer: bool) -> None:
+async def openai_agents_sessions(path: Path, n: int, peer: bool) -> None:
     """``n`` conversations of :data:`SESSION_TURNS` turns, each session opened and closed, in
     the default layout (the working directory is ``path``)."""
     from agents import SQLiteSession
@@ -141,25 +145,43 @@ async def sessions(path: Path, n: int, peer: bool) -> None:
         session.close()
 
 
+def messages(i: int) -> list[Any]:
+    """One Agent Framework turn: a question, a tool call and its result, an answer."""
+    from agent_framework import Content, Message
+
+    call = f"call_{i}"
+    return [
+        Message("user", [f"What is the weather in city {i}?"]),
+        Message("assistant", [Content.from_function_call(call, "weather", arguments={"i": i})]),
+        Message("tool", [Content.from_function_result(call, result=f"sunny in {i}")]),
+        Message("assistant", [f"It is sunny in city {i}."], message_id=f"m{i}"),
+    ]
+
+
 async def agent_framework(path: Path, n: int, peer: bool) -> None:
-    from agent_framework import Content, FileHistoryProvider, Message
+    from agent_framework import FileHistoryProvider
 
     from mnem_agent_framework import MnemosyneHistoryProvider
 
     provider: Any = FileHistoryProvider(path) if peer else MnemosyneHistoryProvider(path)
     for i in range(n // 4):
-        call = f"call_{i}"
-        await provider.save_messages(
-            "growth",
-            [
-                Message("user", [f"What is the weather in city {i}?"]),
-                Message(
-                    "assistant", [Content.from_function_call(call, "weather", arguments={"i": i})]
-                ),
-                Message("tool", [Content.from_function_result(call, result=f"sunny in {i}")]),
-                Message("assistant", [f"It is sunny in city {i}."], message_id=f"m{i}"),
-            ],
-        )
+        await provider.save_messages("growth", messages(i))
+
+
+async def agent_framework_sessions(path: Path, n: int, peer: bool) -> None:
+    """``n`` sessions of :data:`SESSION_TURNS` turns through one provider, in its default
+    layout (the working directory is ``path``)."""
+    from agent_framework import FileHistoryProvider
+
+    from mnem_agent_framework import MnemosyneHistoryProvider
+
+    os.chdir(path)
+    provider: Any = FileHistoryProvider("sessions") if peer else MnemosyneHistoryProvider()
+    for s in range(n):
+        for i in range(SESSION_TURNS):
+            await provider.save_messages(f"user-{s}", messages(i))
+    if not peer:
+        await provider.close()
 
 
 async def knowledge_graph(path: Path, n: int, peer: bool) -> None:
@@ -217,9 +239,10 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
             for subject in subjects:
                 progress(f"{adapter} {subject}: {n} items")
                 rows.append(measure(scratch, adapter, subject, n))
-    for subject in ("bounded", "peer"):
-        progress(f"sessions {subject}: {plan.sessions} of {SESSION_TURNS} turns")
-        rows.append(measure(scratch, "sessions", subject, plan.sessions))
+    for adapter in SESSIONS:
+        for subject in ("bounded", "peer"):
+            progress(f"{adapter} {subject}: {plan.sessions} of {SESSION_TURNS} turns")
+            rows.append(measure(scratch, adapter, subject, plan.sessions))
     return {"rows": rows}
 
 
@@ -295,36 +318,41 @@ def summarize(found: dict[str, Any]) -> Summary:
         "process's peak; write per item: the whole run over N."
     )
     out.tables.append(Table("Growth", note, headers, table))
-    many = {r["subject"]: r for r in rows if r["adapter"] == "sessions"}
-    if many:
-        mine, peer = many["bounded"], many["peer"]
+    many = []
+    for adapter, peer_name in SESSIONS.items():
+        found = {r["subject"]: r for r in rows if r["adapter"] == adapter}
+        if not found:
+            continue
+        mine, peer = found["bounded"], found["peer"]
         per_session = mine["disk"] / 1024 / mine["n"]
         out.target(
-            "growth.sessions.per_session",
-            f"a {SESSION_TURNS}-turn session in the default layout costs at most 256 KiB of disk",
+            f"growth.{adapter}.per_session",
+            f"{adapter}: a {SESSION_TURNS}-turn session in the default layout costs at most"
+            " 256 KiB of disk",
             per_session,
             256.0,
             f"{mine['n']} sessions",
             unit=" KiB",
         )
-        out.tables.append(
-            Table(
-                "Many short sessions",
-                f"{mine['n']} Agents SDK sessions of {SESSION_TURNS} turns each (4 items a turn),"
-                " each opened, written and closed; disk after the run.",
-                ["sessions", "disk per session", "SQLiteSession", "resident", "write per session"],
-                [
-                    [
-                        f"{mine['n']:,}",
-                        f"{num(per_session)} KiB",
-                        f"{num(peer['disk'] / 1024 / peer['n'])} KiB",
-                        f"{num(mine['resident'] / 2**20)} MiB",
-                        f"{num(mine['seconds'] * 1000 / mine['n'])} ms "
-                        f"({num(peer['seconds'] * 1000 / peer['n'])} ms)",
-                    ]
-                ],
-            )
+        many.append(
+            [
+                adapter,
+                f"{mine['n']:,}",
+                f"{num(per_session)} KiB",
+                f"{num(peer['disk'] / 1024 / peer['n'])} KiB ({peer_name})",
+                f"{num(mine['resident'] / 2**20)} MiB",
+                f"{num(mine['seconds'] * 1000 / mine['n'])} ms",
+                f"{num(peer['seconds'] * 1000 / peer['n'])} ms",
+            ]
         )
+    if many:
+        headers = ["adapter", "sessions", "disk per session", "peer", "resident", "write per session", "peer"]  # fmt: skip
+        note = (
+            f"Sessions of {SESSION_TURNS} turns each (4 items a turn) in the default layout; an"
+            " Agents SDK session opened and closed for each conversation, one Agent Framework"
+            " provider for all. Disk after the run."
+        )
+        out.tables.append(Table("Many short sessions", note, headers, many))
     return out
 
 
