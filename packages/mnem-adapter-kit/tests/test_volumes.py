@@ -74,13 +74,18 @@ class Side:
             self.store = self._open()
             self.mirror = Mirror(SCOPE.owns, lambda node: node.content)
             return
+        live = self.live()
+        if kind == "branch" and live:
+            self.branches += 1
+            with self.store.session() as engine:
+                engine.new_branch(f"try-{self.branches}")
+                engine.checkout(f"try-{self.branches}")
         if kind == "switch":
             with self.store.session() as engine:
                 names = sorted(name for name, _ in engine.branches())
                 current = kit_history.branch_of(engine)
                 engine.checkout(names[(names.index(current) + 1) % len(names)])
             return
-        live = self.live()
         with self.store.write(self.mirror) as write:
             if kind == "add":
                 for _ in range(op[1]):
@@ -97,8 +102,6 @@ class Side:
                 write.add(OTHER.sequence_item_id(self.next), "next door")
                 self.next += 1
             elif kind == "branch" and live:
-                self.branches += 1
-                write.branch(f"try-{self.branches}")
                 write.remove(live[-1])
 
     def answers(self) -> dict[str, Any]:

@@ -14,10 +14,6 @@ once the write commits or rolls back, so that :func:`clear_abandoned_staging`, r
 when the store is next opened, can tell a killed write's staging from anybody
 else's.
 
-A write may start a new branch (:meth:`Write.branch`): its commit is then the
-branch's first, HEAD ends on it, and a kill at any point leaves the whole of it or
-none of it (:mod:`._branching`).
-
 There is no retry: with one handle per store file the engine's compare-and-swap
 conflict cannot occur, and lock contention is waited out before the write starts.
 """
@@ -34,10 +30,10 @@ from typing import IO, Any, Protocol
 
 import mnem
 
-from . import _branching, _record
+from . import _record
 from ._ids import check_id, is_scope_id, parse
 from ._paths import STORE_DIR, open_regular, read_regular
-from .errors import CorruptStoreError, InvalidRefError, StoreError
+from .errors import CorruptStoreError, StoreError
 from .history import CommitRecord, finish
 
 JOURNAL_NAME = "adapter-write.pending"
@@ -167,7 +163,6 @@ class Write:
         self._removed: list[str] = []
         self._pending: list[tuple[Any, ...]] = []
         self._sent: list[str] = []
-        self._intent: _branching.Intent | None = None
 
     @property
     def engine(self) -> mnem.Store:
@@ -200,41 +195,6 @@ class Write:
         self._note(node_id)
         self._removed.append(node_id)
         self._pending.append((node_id,))
-
-    def branch(self, name: str | None = None, *, default: str = "branch") -> str:
-        """Make this write's commit the first of a new branch, and HEAD end on it; its name.
-
-        The branch starts at the write's parent (HEAD) and is checked out at once, so
-        what the block stages is committed on it; the branch HEAD was on keeps its
-        commits. ``name`` None takes the first free of ``default``, ``default-2``, ...
-        All or nothing: if the block or the commit fails, or the process is killed at
-        any point, HEAD stays on (or goes back to) the branch it was on and the new
-        branch is not left behind; the next opening of the store settles a killed one.
-
-        Refused with :class:`~mnem_adapter_kit.errors.InvalidInputError`: a name that
-        is blank, taken, or that a commit id could mean (4 or more hex digits). Call it
-        before anything the block stages reaches the engine (before :attr:`engine`
-        is read), once per write.
-        """
-        if self._intent is not None:
-            raise RuntimeError("a write starts at most one branch")
-        if self._sent:
-            raise RuntimeError("branch() must come before anything staged reaches the engine")
-        engine = self._engine
-        head = engine.head()
-        if self.parent is None or not head.startswith(_branching.BRANCH_HEAD):
-            raise InvalidRefError(
-                "a branch starts at a commit on a branch: the store has no commit yet",
-                store_path=self._root,
-            )
-        taken = {branch for branch, _ in engine.branches()}
-        chosen = _branching.new_name(name, default, taken)
-        intent = _branching.Intent(chosen, head[len(_branching.BRANCH_HEAD) :], self.parent)
-        self._intent = intent
-        _branching.note(self._root, intent)
-        self._stage("new_branch", chosen)
-        self._stage("checkout", chosen)
-        return chosen
 
     def _note(self, node_id: str) -> None:
         """Check the id's length; journal an id no adapter scope would recognise, before staging."""
@@ -322,21 +282,6 @@ class Write:
             except (StoreError, mnem.MnemError):
                 clean = False
         return clean
-
-    def _branched(self) -> None:
-        """The write committed: a branch it started is whole, its note goes."""
-        if self._intent is not None:
-            _branching.forget(self._root)
-
-    def _unbranch(self) -> bool:
-        """The write failed: settle a branch it started (undone unless its commit was made);
-        whether that was done (else the note stays for the next opening)."""
-        if self._intent is None:
-            return True
-        try:
-            return _branching.settle(self._stage, self._root)
-        except (StoreError, mnem.MnemError, OSError):
-            return False
 
     def _end(self, *, clean: bool) -> None:
         if self._journal is not None:

@@ -17,14 +17,12 @@ fails removes its own folders, and the directories it made for the store.
 
 **Write debris.** Once open, the staging an adapter write killed mid-way left is
 unstaged (the opener holds the only handle); staging anyone else left is reported,
-untouched, for writes to refuse. Then a branch write killed mid-way is finished or
-undone (:mod:`._branching`).
+untouched, for writes to refuse.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import secrets
 import shutil
@@ -35,9 +33,8 @@ import threading
 
 import mnem
 
-from . import _branching
 from ._commit import clear_abandoned_staging
-from ._paths import STORE_DIR, VOLUMES_DIR
+from ._paths import STORE_DIR
 from .errors import (
     NO_SPACE_HINT,
     CorruptStoreError,
@@ -243,8 +240,6 @@ def open_engine(
     try:
         _check_head(engine, root)
         foreign = clear_abandoned_staging(engine, journal_root or root)
-        if foreign is None and not os.path.isdir(os.path.join(root, VOLUMES_DIR)):
-            _branching.settle(functools.partial(_call, engine), root)
         return engine, foreign
     except BaseException as exc:
         del engine
@@ -254,10 +249,6 @@ def open_engine(
         ):
             raise
         raise translate(exc, store_path=root) from exc
-
-
-def _call(engine: mnem.Store, name: str, /, *args: object, **kwargs: object) -> object:
-    return getattr(engine, name)(*args, **kwargs)
 
 
 def _open_checked(root: str, *, create: bool) -> mnem.Store:

@@ -449,14 +449,11 @@ class _WriteSection(_Section):
                     if self._mirror is not None:
                         decoded = self._mirror.decode_all(write._added)
                     committed = write._finish(self._store.author, recordable=handle.staging_checked)
-                    write._branched()
                 except BaseException as failed:
                     exc, raise_it = failed, True
             clean = exc is None or write._rollback()
             if not clean:
                 handle.staging_checked = False
-            if exc is not None and not write._unbranch():
-                handle.reopen_next()  # the next opening settles the branch the write started
             write._end(clean=clean)
         if committed is not None:
             handle.note_written(committed)

@@ -39,7 +39,6 @@ from typing import Any
 
 import mnem
 
-from . import _branching
 from ._commit import Part
 from ._opening import open_engine
 from ._paths import STORE_DIR, VOLUMES_DIR, open_regular
@@ -188,8 +187,6 @@ class Volumes:
         self.numbers = volume_numbers(self.root)
         if os.path.lexists(self._journal_path):
             self._recover()
-        if self.multi:
-            _branching.settle(self._dispatch, self.root)
 
     def _dispatch(self, name: str, /, *args: Any, **kwargs: Any) -> Any:
         """Engine call ``name`` for the whole store (as the handle's proxy makes it)."""
