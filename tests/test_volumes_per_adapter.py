@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from agent_framework import Message
 from autogen_core.memory import MemoryContent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mnem_agent_framework import MnemosyneHistoryProvider
 from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_openai_agents import MnemosyneSession
@@ -266,3 +268,76 @@ def test_a_langgraph_store_on_tiny_volumes_answers_as_on_one_store(
             assert store_answers(sides[0]) == store_answers(sides[1]), call
         for store in sides:
             store.close()
+
+
+# --- the Agent Framework history provider: sessions sharing its store -------------------
+
+provider_calls = st.lists(
+    st.one_of(
+        st.tuples(st.just("save"), st.sampled_from(["a", "b"]), st.integers(1, 2)),
+        st.tuples(st.just("clear"), st.sampled_from(["a", "b"])),
+        st.tuples(st.just("branch"), st.sampled_from(["a", "b"])),
+        st.tuples(st.just("main"), st.sampled_from(["a", "b"])),
+        st.tuples(st.just("restart")),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+async def provider_answers(provider: MnemosyneHistoryProvider) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for session in ("a", "b"):
+        groups = writes(await provider.history(session))
+        branches = await provider.list_branches(session)
+        found[session] = placed(
+            groups,
+            {
+                "messages": [m.text for m in await provider.get_messages(session)],
+                "history": [(g[0].message, changed(g)) for g in groups],
+                "at": [
+                    [m.text for m in await provider.messages_at(session, g[0].id)] for g in groups
+                ],
+                "branches": [
+                    (b["branch_id"], b["message_count"], b["is_current"]) for b in branches
+                ],
+                "on": await provider.current_branch(session),
+            },
+        )
+    return found
+
+
+@settings(max_examples=12, deadline=None)
+@given(provider_calls)
+def test_agent_framework_sessions_sharing_tiny_volumes_answer_as_on_one_store(
+    tmp_path_factory: pytest.TempPathFactory, calls: list[tuple[Any, ...]]
+) -> None:
+    async def run() -> None:
+        with two_sides(tmp_path_factory.mktemp, MnemosyneHistoryProvider) as sides:
+            sides = list(sides)
+            said = 0
+            for call in calls:
+                for i, provider in enumerate(sides):
+                    if call[0] == "save":
+                        for n in range(call[2]):
+                            question = Message("user", [f"{call[1]} asks {said + n}"])
+                            answer = Message("assistant", [f"{call[1]} hears {said + n}"])
+                            await provider.save_messages(call[1], [question, answer])
+                    elif call[0] == "clear":
+                        await provider.clear(call[1])
+                    elif call[0] == "branch":
+                        messages = await provider.get_messages(call[1])
+                        turns = sum(m.role == "user" for m in messages)
+                        if turns:
+                            await provider.create_branch_from_turn(call[1], turns)
+                    elif call[0] == "main":
+                        await provider.switch_to_branch(call[1], "main")
+                    else:
+                        await provider.close()
+                        sides[i] = MnemosyneHistoryProvider(provider.store_path)
+                said += call[2] if call[0] == "save" else 0
+                assert await provider_answers(sides[0]) == await provider_answers(sides[1]), call
+            for provider in sides:
+                await provider.close()
+
+    asyncio.run(run())
