@@ -209,6 +209,33 @@ def test_a_full_volume_continues_in_the_next_and_each_volume_is_a_whole_engine_s
     assert held == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10]]
 
 
+def test_a_write_of_more_new_nodes_than_a_volume_holds_spreads_them_over_new_volumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A LangGraph batch or an import of many items leaves no volume past twice the bound,
+    so later writes to those items stay cheap; the write is one commit per volume."""
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "4")
+    store = open_store(tmp_path, author="test")
+    with store.write() as write:
+        write.add(SCOPE.sequence_item_id(1), 1)
+    with store.write() as write:
+        for n in range(2, 13):
+            write.add(SCOPE.sequence_item_id(n), n)
+        write.message = "import"
+    with store.session() as engine:
+        chain = kit_history.chain(engine)
+        held = {node.content for node in engine.working_memory().values()}
+    store.close()
+    assert held == set(range(1, 13))
+    assert [entry.message for entry in chain].count("import") == 3
+    counts = []
+    for root in [tmp_path, *(tmp_path / ".mnem-volumes" / v for v in volumes_of(tmp_path))]:
+        engine = mnem.open(root)
+        counts.append(len(engine.working_memory()))
+        del engine
+    assert counts == [5, 4, 3]  # the newest volume takes a bound's worth, then new ones
+
+
 def test_a_store_written_as_one_volume_opens_in_place_and_grows_into_volumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

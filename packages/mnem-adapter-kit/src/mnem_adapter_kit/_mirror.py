@@ -51,10 +51,18 @@ class Mirror(Generic[T]):
         self._ids: list[str] | None = None
         self.version = 0
         self._synced = False
+        self._frozen = False
+        """Whether :meth:`frozen` handed out ``_values``: the next change copies it first."""
 
     @property
     def values(self) -> Mapping[str, T]:
         """The mirrored values by node id (as of the last sync or write)."""
+        return self._values
+
+    def frozen(self) -> Mapping[str, T]:
+        """The values as of now, never changed afterwards: the mirror's next change works on a
+        copy (copy on write), so handing them out costs nothing."""
+        self._frozen = True
         return self._values
 
     def ids(self) -> Sequence[str]:
@@ -115,7 +123,7 @@ class Mirror(Generic[T]):
     def invalidate(self) -> None:
         """Forget everything; the next sync reads the store afresh."""
         self.commit = None
-        self._values = {}
+        self._values, self._frozen = {}, False
         self._ids = None
         self.version += 1
         self._synced = False
@@ -143,7 +151,7 @@ class Mirror(Generic[T]):
         )
 
     def _reset(self, nodes: Mapping[str, mnem.MemoryNode]) -> None:
-        self._values = {}
+        self._values, self._frozen = {}, False
         self._ids = None
         for node_id in sorted(nodes):
             if self._owns(node_id):
@@ -154,6 +162,8 @@ class Mirror(Generic[T]):
         self._set_value(node_id, None if node is None else self._decode(node))
 
     def _set_value(self, node_id: str, value: T | None) -> None:
+        if self._frozen:
+            self._values, self._frozen = dict(self._values), False
         values, ids = self._values, self._ids
         if value is None:
             if values.pop(node_id, _ABSENT) is not _ABSENT and ids is not None:

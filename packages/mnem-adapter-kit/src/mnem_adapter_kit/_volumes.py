@@ -8,7 +8,8 @@ engine store of at most :data:`VOLUME_NODES` live nodes: volume 0 is ``<store>/.
 
 * **Placement.** A node lives in one volume: a change or removal goes where it is
   live, a write's new nodes go together to the newest volume, or to a new one once
-  that holds :data:`VOLUME_NODES`.
+  that holds :data:`VOLUME_NODES`; a write of more new nodes than that spreads them over
+  new volumes of :data:`VOLUME_NODES` each.
 * **Order.** The store's history is every volume's first-parent chain merged by commit
   time, then volume number. Commits are made later than every volume's HEAD, so the
   merge is the order of the writes; a commit's first parent in the store's history is
@@ -159,6 +160,8 @@ class Volumes:
         self._ops: dict[int, list[Op]] = {}
         self._staged_at: dict[str, int] = {}
         self._new_in: int | None = None
+        self._new_room = 0
+        """How many more new nodes of the write under way :attr:`_new_in` takes."""
         self._merged_at: tuple[tuple[str | None, ...], list[tuple[mnem.Commit, int]]] | None = None
 
     # --- lifecycle ----------------------------------------------------------------
@@ -411,6 +414,10 @@ class Volumes:
             if self._new_in is None:
                 tail = self._all()[-1]
                 self._new_in = tail if len(self._live(tail)) < self.bound else self._create()
+                self._new_room = self.bound
+            elif self._new_room <= 0:  # a write of more new nodes than a volume holds
+                self._new_in, self._new_room = self._create(), self.bound
+            self._new_room -= 1
             found = self._new_in
         return found
 
@@ -647,8 +654,9 @@ class Volumes:
 
         HEAD's branch: its newest commit. Another branch whose tips are those of a commit
         of HEAD's history (it has not moved since it was made there): that commit. Else
-        its tip in the newest volume it wrote to (the engine tells a commit's time only
-        along HEAD's history).
+        a tip the branch wrote (one off HEAD's history; of several, the newest volume's:
+        the engine tells a commit's time only along HEAD's history), else the newest of
+        its tips on HEAD's history; each volume's opening commit aside.
         """
         if self.head() == _BRANCH_HEAD + branch:
             head = self.head_commit()
@@ -663,10 +671,17 @@ class Volumes:
                 for n, at in self._positions(newest).items()
             ):
                 return newest
-        for number in reversed(self.numbers):
+        found = []
+        for number in sorted(tips, reverse=True):
             tip = tips[number]
-            if tip is not None and tip != self._opening(number):
+            if tip is None or (number and tip == self._opening(number)):
+                continue
+            known = self._commit_of(number, tip)
+            if known is None:
                 return tip
+            found.append((known, number))
+        if found:
+            return max(found, key=lambda entry: _key(*entry))[0].id
         return dict(self.engine(0).branches())[branch]
 
     def _commit_of(self, number: int, commit: str) -> mnem.Commit | None:

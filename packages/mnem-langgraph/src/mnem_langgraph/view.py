@@ -4,11 +4,13 @@ One :class:`~mnem_adapter_kit.Mirror` follows every langgraph-family node,
 so while HEAD does not move nothing is read from the engine, and when it moves
 only the difference is; each node is decoded once, when it changes. Each HEAD
 gets one immutable :class:`Snapshot`, whose search order and namespace list
-are computed at most once.
+are computed at most once. The items with a TTL are noted as they are decoded,
+so a new snapshot finds them without looking at every item.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
 
 import mnem
@@ -20,11 +22,14 @@ from .values import Stored, decode
 
 
 class Snapshot:
-    """The items of one commit, by node id."""
+    """The items of one commit, by node id, and those of them that have a TTL."""
 
-    def __init__(self, commit: str | None, items: dict[str, Stored]) -> None:
+    def __init__(
+        self, commit: str | None, items: Mapping[str, Stored], expiring: list[Stored]
+    ) -> None:
         self.commit = commit
         self.items = items
+        self.expiring = expiring
 
     @cached_property
     def ordered(self) -> list[Stored]:
@@ -36,31 +41,38 @@ class Snapshot:
         """Every namespace holding at least one item."""
         return sorted({stored.namespace for stored in self.items.values()})
 
-    @cached_property
-    def expiring(self) -> list[Stored]:
-        """The items that have a TTL."""
-        return [stored for stored in self.items.values() if stored.ttl_ms is not None]
-
 
 class ItemView:
     """The committed langgraph items, kept current by commit id."""
 
     def __init__(self) -> None:
-        self.mirror: Mirror[Stored] = Mirror(may_be_item, decode_node)
+        self.mirror: Mirror[Stored] = Mirror(may_be_item, self._decode)
         self._snapshot: Snapshot | None = None
+        self._with_ttl: dict[str, Stored] = {}
+        """Every item with a TTL decoded since the last snapshot, some no longer current."""
 
     def at_head(self, engine: mnem.Store) -> Snapshot:
         """The items at the store's HEAD commit."""
-        self.mirror.sync(engine)
+        values = self.mirror.sync(engine)
         snapshot = self._snapshot
         if snapshot is None or snapshot.commit != self.mirror.commit:
-            snapshot = self._snapshot = Snapshot(self.mirror.commit, dict(self.mirror.values))
+            current = {i: s for i, s in self._with_ttl.items() if values.get(i) is s}
+            self._with_ttl = current
+            snapshot = Snapshot(self.mirror.commit, self.mirror.frozen(), list(current.values()))
+            self._snapshot = snapshot
         return snapshot
+
+    def _decode(self, node: mnem.MemoryNode) -> Stored | None:
+        stored = decode_node(node)
+        if stored is not None and stored.ttl_ms is not None:
+            self._with_ttl[node.id] = stored
+        return stored
 
     def forget(self) -> None:
         """Drop everything held; the next read starts from the store."""
         self.mirror.invalidate()
         self._snapshot = None
+        self._with_ttl = {}
 
 
 def search_order(stored: Stored) -> tuple[int, Namespace, str]:
