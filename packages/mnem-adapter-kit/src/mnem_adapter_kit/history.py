@@ -90,8 +90,11 @@ def restore_message(what: str, target: str, removed: int, added: int, changed: i
 
 
 def restored_to(message: str) -> tuple[str, str, str] | None:
-    """What a restore commit's message names: ``(what, target commit, tally)``; None for others."""
-    found = _RESTORE.fullmatch(message)
+    """What a restore commit's message names: ``(what, target commit, tally)``; None for others.
+
+    Only the first line counts: a caller's own words may follow it.
+    """
+    found = _RESTORE.fullmatch(message.split("\n", 1)[0])
     return None if found is None else (found["what"], found["commit"], found["tally"])
 
 

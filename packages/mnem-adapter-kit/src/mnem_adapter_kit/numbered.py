@@ -31,11 +31,10 @@ from . import history
 from ._commit import Write, describe
 from ._ids import Scope
 from ._mirror import Mirror
-from ._record import fingerprint
 from ._store import Store
 from ._values import check_text, from_json_text
 from .errors import InvalidInputError, NotFoundError
-from .history import ChangeKind, CommitRecord, Lru, restore_message
+from .history import ChangeKind, CommitRecord, Lru
 from .view import Reading
 
 __all__ = [
@@ -360,38 +359,9 @@ def restore(
     were (content and provenance); the sequence mark keeps every number used. Nothing
     is staged when the items already are as they were.
     """
-    check_text(commit, "the commit")
-    engine = write.engine
-    target = engine.resolve(commit)
-    then = _item_nodes(scope, history.state(engine, target))
-    now = {} if write.parent is None else _item_nodes(scope, history.state(engine, write.parent))
-    gone = sorted(now.keys() - then.keys())
-    back = [
-        node
-        for node_id, node in sorted(then.items())
-        if node_id not in now or fingerprint(now[node_id]) != fingerprint(node)
-    ]
-    if not gone and not back:
-        return
-    if gone:
+    done = write.restore(commit, lambda node_id: scope.sequence_of(node_id) is not None, repr(name))
+    if done.removed:
         _keep_high(write, mirror, scope, items.high)
-    for node_id in gone:
-        write.remove(node_id)
-    for node in back:
-        write.add(
-            node.id,
-            node.content,
-            content_kind=node.content_kind,
-            provenance=node.provenance,
-            event_time=node.event_time,
-        )
-    restored = sum(node.id not in now for node in back)
-    write.message = restore_message(repr(name), target, len(gone), restored, len(back) - restored)
-
-
-def _item_nodes(scope: Scope, state: Mapping[str, mnem.MemoryNode]) -> dict[str, mnem.MemoryNode]:
-    """The nodes of ``state`` at item ids of ``scope`` (not its mark)."""
-    return {node_id: node for node_id, node in state.items() if scope.sequence_of(node_id)}
 
 
 def _keep_high(write: Write, mirror: Mirror[Any], scope: Scope, high: int) -> None:
