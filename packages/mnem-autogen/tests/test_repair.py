@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +218,63 @@ def test_a_restore_across_tiny_volumes_reads_as_that_commit(
     with pytest.MonkeyPatch.context() as env:
         env.setenv("MNEM_VOLUME_NODES", "3")
         asyncio.run(run())
+
+
+KILLED_RESTORE = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    os.environ["MNEM_VOLUME_NODES"] = "2"
+    from autogen_core.memory import MemoryContent
+    from mnem_adapter_kit import _volumes
+    from mnem_autogen import MnemosyneMemory
+
+    async def main():
+        memory = MnemosyneMemory("notes", sys.argv[1])
+        for n in range(1, 8):
+            await memory.add(MemoryContent(content=str(n), mime_type="text/plain"))
+        target = (await memory.history())[-1].id
+        print(target, flush=True)
+        commits = 0
+        real = _volumes.Volumes._took
+
+        def took(self, *args):
+            nonlocal commits
+            real(self, *args)
+            commits += 1
+            if commits == int(sys.argv[2]):
+                os.kill(os.getpid(), 9)
+
+        _volumes.Volumes._took = took
+        await memory.restore(target)
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.parametrize("after_commits", [1, 2])
+def test_a_restore_across_volumes_killed_between_its_commits_is_finished_on_reopening(
+    store: Path, after_commits: int
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_RESTORE, str(store), str(after_commits)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == -9, done.stderr
+    target = done.stdout.strip()
+
+    async def reopened() -> None:
+        memory = MnemosyneMemory("notes", store)
+        assert await contents(memory) == await contents(memory, target) == ["1"]
+        restores = [c for c in await memory.history() if c.message.startswith("restore")]
+        assert len(restores) > after_commits, "one commit per volume, all of them landed"
+        assert len({c.message for c in restores}) == 1
+        await memory.add(text("8"))
+        assert (await memory.items())[-1].id == "notes:0000000008"
+        await memory.close()
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MNEM_VOLUME_NODES", "2")
+        asyncio.run(reopened())
