@@ -318,7 +318,7 @@ def run_log(client: Store, readers: Readers, args: argparse.Namespace, out: Text
         if kept is None:
             continue
         if args.json:
-            print(export.json_text(export.step_json(kept, client.root)), file=out)
+            print(export.json_text(export.step_json(kept, args.root)), file=out)
         else:
             text.write_step(out, kept)
         shown += 1
@@ -437,7 +437,7 @@ def run_undo(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
     if record is None:
         raise UsageError(f"the commit {commit} is not in this branch's history")
     (step,) = walk_steps(client, readers, [record])
-    calls = undo_calls(step, client.root)
+    calls = undo_calls(step, args.root)
     if args.json:
         value = {**export.commit_json(record), "undo": calls}
         print(export.json_text(value, indent=2), file=out)
