@@ -145,3 +145,21 @@ async def test_restore_graph_undoes_graph_changes_and_numbers_stay_given(connect
     async with connect() as session:
         ids = [node_id for node_id, _ in await nodes(session)]
     assert "@knowledge-graph:entities:0000000002" not in ids, "Bob's number is not given again"
+
+
+async def test_with_adapter_ids_a_restore_reaches_adapter_items_but_never_their_marks(
+    connect: Connect, store: Path
+) -> None:
+    memory = MnemosyneMemory("notes", store)
+    await memory.add(MemoryContent(content="one", mime_type="text/plain"))
+    start = (await memory.history())[0].id
+    await memory.add(MemoryContent(content="two", mime_type="text/plain"))
+    await memory.clear()
+    await memory.close()
+    async with connect(allow_adapter_ids=True) as session:
+        await session.ok("restore", commit=start)
+    memory = MnemosyneMemory("notes", store)
+    assert [c.content for c in (await memory.query()).results] == ["one"]
+    await memory.add(MemoryContent(content="three", mime_type="text/plain"))
+    assert [item.id for item in await memory.items()] == ["notes:0000000001", "notes:0000000003"]
+    await memory.close()

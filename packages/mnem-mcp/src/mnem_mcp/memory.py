@@ -177,7 +177,7 @@ class MemoryService:
         """Bring every node this server writes back to its state at ``commit``, as one commit.
 
         Nodes of adapter memories are left as they are unless the server writes them
-        (``--allow-adapter-ids``). Nothing is written if nothing differs: the result
+        (``--allow-adapter-ids``), and their sequence marks always. Nothing is written if nothing differs: the result
         then names the current commit and no changes.
         """
         _ref(commit, "commit")
@@ -196,8 +196,12 @@ class MemoryService:
         return self._written(w.committed, dict(sorted(changes.items())))
 
     def _restorable(self, node_id: str) -> bool:
-        """Whether a restore brings ``node_id`` back: a node this server may write."""
-        return self.settings.allow_adapter_ids or Scope.parse(node_id) is None
+        """Whether a restore brings ``node_id`` back: a node this server may write, never an
+        adapter's own bookkeeping (a ``_seq`` mark going back would give its numbers again)."""
+        parsed = Scope.parse(node_id)
+        if parsed is None:
+            return True
+        return self.settings.allow_adapter_ids and not parsed[1].startswith("_")
 
     def _writable(self, node_id: str) -> None:
         check_node_id(node_id, allow_adapter_ids=self.settings.allow_adapter_ids)

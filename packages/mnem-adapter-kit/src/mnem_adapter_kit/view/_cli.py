@@ -4,9 +4,9 @@ Subcommands: ``log`` (commits, newest first, with what each changed; a restore
 named as one), ``show ITEM`` (an item's value, origin and history), ``diff A B``
 (what differs between two commits, per item), ``undo COMMIT`` (the calls that
 would restore what a commit changed to before it, printed, never run) and
-``html --out FILE`` (all of it as one self-contained page). Each adapter's items are read from its storage format
-(:mod:`mnem_adapter_kit.formats`, no adapter needed); the rest are shown as
-foreign.
+``html --out FILE`` (all of it as one self-contained page). Each adapter's items
+are read from its storage format (:mod:`mnem_adapter_kit.formats`, no adapter
+needed); the rest are shown as foreign.
 
 The store is opened without ``create`` and only read: no staging, no commit,
 no checkout. Another process holding the store is waited for, up to
