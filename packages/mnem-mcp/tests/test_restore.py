@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from autogen_core.memory import MemoryContent
-from conftest import Session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -17,7 +16,7 @@ from mnem_autogen import MnemosyneMemory
 from mnem_mcp import StoreSettings, build_server
 
 if TYPE_CHECKING:
-    from conftest import Connect
+    from conftest import Connect, Session
 
 
 async def nodes(session: Session, at: str | None = None) -> list[Any]:
@@ -96,6 +95,19 @@ async def commits(session: Session) -> list[str]:
     return [c["commit"]["commit"] for c in (await session.ok("history", limit=1000))["commits"]]
 
 
+class Calls:
+    """A client whose calls must succeed, for a test that cannot take the ``connect`` fixture."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def ok(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        result = await self.client.call_tool(tool, arguments)
+        assert not result.is_error, result.content
+        assert result.structured_content is not None
+        return result.structured_content
+
+
 @settings(max_examples=15, deadline=None)
 @given(steps, st.integers(0, 20))
 def test_a_restore_to_a_random_earlier_commit_recalls_as_that_commit(
@@ -105,7 +117,7 @@ def test_a_restore_to_a_random_earlier_commit_recalls_as_that_commit(
         server = build_server(StoreSettings(path=tmp_path_factory.mktemp("store")))
         try:
             async with Client(server) as client:
-                session = Session(client)
+                session: Any = Calls(client)
                 for call in calls:
                     if call[0] == "remember":
                         await session.ok("remember", node_id=call[1], content=call[2])
