@@ -1,4 +1,4 @@
-"""An AutoGen assistant whose memory is versioned: inject, persist, then blame and bisect.
+"""An AutoGen assistant whose memory is versioned: inject, persist, blame, bisect, then repair.
 
 Run offline (a scripted model, a store in a temporary folder):
 
@@ -31,6 +31,8 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 from mnem_autogen import MnemosyneMemory
 
 WRONG_BELIEF = "The user is allergic to gluten."
+SESSION = "ada-chat-1"
+"""The conversation's id: each item's provenance names the session and turn that produced it."""
 TURNS = [
     ("Hi, I'm Ada and I'm vegetarian.", ["The user's name is Ada.", "The user is vegetarian."]),
     ("I had some gluten-free pasta yesterday, loved it.", [WRONG_BELIEF]),
@@ -84,12 +86,15 @@ async def converse(store: Path, openai_model: str | None) -> None:
                 assert received is not None, "update_context injected nothing"
                 assert all(f in received for f in TURNS[turn - 2][1])
         for fact in facts:
-            await memory.add(MemoryContent(content=fact, mime_type=MemoryMimeType.TEXT))
+            await memory.add(
+                MemoryContent(content=fact, mime_type=MemoryMimeType.TEXT),
+                provenance={"agent_step": f"{SESSION}/turn-{turn}", "observation": user_says},
+            )
             print(f"remembered: {fact}")
     await memory.close()
 
 
-async def investigate(store: Path) -> None:
+async def investigate(store: Path) -> tuple[str, str]:
     memory = MnemosyneMemory(name="ada-assistant", store_path=store)
     items = await memory.items()
     print(f"\n--- a fresh MnemosyneMemory on {store} holds {len(items)} items:")
@@ -103,6 +108,9 @@ async def investigate(store: Path) -> None:
     print(
         f"  item {origin.item_id} was set by commit {origin.commit[:12]} at {origin.time:%H:%M:%S.%f}"
     )
+    print(f"  in {origin.provenance.agent_step}, where the user said:")
+    print(f"    {origin.provenance.observation!r}")
+    assert origin.provenance.agent_step == f"{SESSION}/turn-2"
 
     found = await memory.when_did(
         lambda contents: any("allergic" in str(c.content) for c in contents)
@@ -123,6 +131,24 @@ async def investigate(store: Path) -> None:
         print(f"  {commit.id[:12]}  {commit.author:<13} {commit.message}")
     assert len(log) == len(items)
     await memory.close()
+    return wrong.id, previous.id
+
+
+async def repair(store: Path, wrong_id: str, good: str) -> None:
+    memory = MnemosyneMemory(name="ada-assistant", store_path=store)
+    await memory.restore(good)
+    now = [c.content for c in (await memory.query()).results]
+    assert now == [c.content for c in (await memory.query_at(good)).results]
+    assert WRONG_BELIEF not in now
+    restore, undone = await memory.history(limit=2)
+    print(f"\nrepaired with memory.restore({good[:12]!r}...): one new commit")
+    print(f"  {restore.id[:12]}  {restore.message}")
+    print(f"  the memory now holds: {now}")
+    origin = await memory.why(wrong_id, at=undone.id)
+    print(f"  history keeps the undone belief: why({wrong_id!r}, at={undone.id[:12]!r}...)")
+    print(f"  still answers: commit {origin.commit[:12]}, {origin.provenance.agent_step}")
+    assert origin.content.content == WRONG_BELIEF
+    await memory.close()
 
 
 async def main() -> None:
@@ -135,8 +161,12 @@ async def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mnem-autogen-example-") as scratch:
         store = args.store or Path(scratch) / "store"
         await converse(store, args.openai)
-        await investigate(store)
-    print("\nok: memory injected before inference, persisted across objects, blamed and bisected")
+        wrong_id, good = await investigate(store)
+        await repair(store, wrong_id, good)
+    print(
+        "\nok: memory injected before inference, persisted across objects, blamed, bisected "
+        "and repaired"
+    )
     print_history_command(args.store)
 
 

@@ -279,6 +279,24 @@ MUTANTS = [
         ),
     ),
     Mutant(
+        "a forget or a restore lowers the list memory's high-water mark (an id given twice)",
+        ["packages/mnem-autogen/tests/test_repair.py", "-k", "forgotten_item or random_earlier"],
+        Edit(
+            "packages/mnem-adapter-kit/src/mnem_adapter_kit/numbered.py",
+            "_keep_high",
+            prepend("return"),
+        ),
+    ),
+    Mutant(
+        "a restore writes back what it was given, not the nodes as they were (provenance lost)",
+        ["packages/mnem-langgraph/tests/test_restore.py", "-k", "brings_back"],
+        Edit(
+            "packages/mnem-adapter-kit/src/mnem_adapter_kit/_commit.py",
+            "Write.restore",
+            swap(mentions("provenance"), "None"),
+        ),
+    ),
+    Mutant(
         "the crash test run with no kills",
         ["tests/reliability/test_crashes.py"],
         MNEM_CRASH_KILLS="0",

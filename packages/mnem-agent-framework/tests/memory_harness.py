@@ -15,6 +15,7 @@ class MemoryHarness(AdapterHarness):
     supports_batch = True
     supports_read_at = True
     supports_history = True
+    supports_restore = True
 
     def open(
         self,
@@ -47,6 +48,9 @@ class MemoryHarness(AdapterHarness):
     def origin(self, adapter: Any, value: str) -> str:
         (item_id,) = [i.id for i in asyncio.run(adapter.items()) if i.content.content == value]
         return str(asyncio.run(adapter.why(item_id)).commit)
+
+    def restore(self, adapter: Any, commit: str) -> None:
+        asyncio.run(adapter.restore(commit))
 
     def clear(self, adapter: Any) -> None:
         asyncio.run(adapter.clear())

@@ -21,6 +21,7 @@ class AutogenHarness(AdapterHarness):
     supports_read_at = True
     supports_sync_and_async = True
     supports_history = True
+    supports_restore = True
 
     def open(
         self,
@@ -53,6 +54,9 @@ class AutogenHarness(AdapterHarness):
     def origin(self, adapter: Any, value: str) -> str:
         (item_id,) = [i.id for i in asyncio.run(adapter.items()) if i.content.content == value]
         return str(asyncio.run(adapter.why(item_id)).commit)
+
+    def restore(self, adapter: Any, commit: str) -> None:
+        asyncio.run(adapter.restore(commit))
 
     def clear(self, adapter: Any) -> None:
         asyncio.run(adapter.clear())

@@ -40,6 +40,7 @@ class LanggraphHarness(AdapterHarness):
     supports_read_at = True
     supports_sync_and_async = True
     supports_history = True
+    supports_restore = True
     invalid_scopes = frozenset({"", "u1.x"})
 
     def open(
@@ -89,6 +90,9 @@ class LanggraphHarness(AdapterHarness):
         found = adapter.store.why(adapter.namespace, key)
         assert found is not None
         return str(found.commit)
+
+    def restore(self, adapter: Any, commit: str) -> None:
+        adapter.store.restore(commit, namespace_prefix=adapter.namespace)
 
     def clear(self, adapter: Any) -> None:
         adapter.store.batch(

@@ -55,7 +55,7 @@ $1" || {
 
 inspect --method tools/list | expect '
 names = {tool["name"] for tool in out["tools"]}
-want = {"remember", "revise", "remember_many", "forget", "recall", "recall_at",
+want = {"remember", "revise", "remember_many", "forget", "restore", "recall", "recall_at",
         "search", "history", "why", "when_did", "whats_new"}
 assert names == want, sorted(names ^ want)
 assert all(tool.get("description") and tool.get("inputSchema") for tool in out["tools"])

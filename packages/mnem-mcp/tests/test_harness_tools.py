@@ -21,6 +21,7 @@ MEMORY_TOOLS = {
     "revise",
     "remember_many",
     "forget",
+    "restore",
     "recall",
     "recall_at",
     "search",
@@ -78,6 +79,7 @@ async def test_every_tool_has_a_description_a_typed_input_schema_and_an_output_s
     }
     assert all(prop.get("description") for prop in provenance["properties"].values())
     assert by_name["forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
+    assert by_name["restore"].annotations.destructive_hint is True  # type: ignore[union-attr]
 
 
 async def test_no_schema_refers_elsewhere_with_defs_or_ref(connect: Connect) -> None:

@@ -41,7 +41,14 @@ async def test_the_profile_lists_the_nine_graph_tools_then_the_history_tools(
     async with graph_session(connect) as session:
         names = [tool.name for tool in (await session.client.list_tools()).tools]
 
-    assert names == [*INPUTS, "why_observation", "why_relation", "read_graph_at", "graph_changes"]
+    assert names == [
+        *INPUTS,
+        "why_observation",
+        "why_relation",
+        "read_graph_at",
+        "graph_changes",
+        "restore_graph",
+    ]
     assert "remember" not in names
 
 

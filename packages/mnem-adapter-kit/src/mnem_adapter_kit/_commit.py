@@ -33,8 +33,9 @@ import mnem
 from . import _record
 from ._ids import check_id, is_scope_id, parse
 from ._paths import STORE_DIR, open_regular, read_regular
+from ._values import check_text
 from .errors import CorruptStoreError, StoreError
-from .history import CommitRecord, finish
+from .history import CommitRecord, finish, restore_message, state
 
 JOURNAL_NAME = "adapter-write.pending"
 MESSAGE_NAMES = 5
@@ -66,6 +67,20 @@ class Part:
     time_ms: int
     ops: tuple[tuple[Any, ...], ...]
     """``("add", id, content, content_kind, provenance, event_time)`` or ``("rm", id)``."""
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What :meth:`Write.restore` staged: the commit restored to and how many nodes it changed."""
+
+    target: str
+    removed: int
+    added: int
+    changed: int
+
+    @property
+    def any(self) -> bool:
+        return bool(self.removed or self.added or self.changed)
 
 
 class Committing(Protocol):
@@ -195,6 +210,41 @@ class Write:
         self._note(node_id)
         self._removed.append(node_id)
         self._pending.append((node_id,))
+
+    def restore(self, commit: str, owns: Callable[[str], bool], what: str) -> Restored:
+        """Stage what brings the nodes ``owns`` accepts back to their state at ``commit``.
+
+        Nodes added since are removed; nodes removed or changed since come back as the
+        very nodes they were (content, provenance, event time); no other node is touched.
+        The message, if anything was staged, names ``what`` was restored and the commit
+        (:func:`~mnem_adapter_kit.history.restored_to` reads it back).
+        """
+        engine = self.engine
+        target = engine.resolve(check_text(commit, "the commit"))
+        then = {i: node for i, node in state(engine, target).items() if owns(i)}
+        now = {} if self.parent is None else state(engine, self.parent)
+        mine = {i for i in now if owns(i)}
+        gone = sorted(mine - then.keys())
+        back = [
+            node
+            for node_id, node in sorted(then.items())
+            if node_id not in mine or _record.fingerprint(now[node_id]) != _record.fingerprint(node)
+        ]
+        for node_id in gone:
+            self.remove(node_id)
+        for node in back:
+            self.add(
+                node.id,
+                node.content,
+                content_kind=node.content_kind,
+                provenance=node.provenance,
+                event_time=node.event_time,
+            )
+        added = sum(node.id not in mine for node in back)
+        done = Restored(target, len(gone), added, len(back) - added)
+        if done.any:
+            self.message = restore_message(what, target, done.removed, done.added, done.changed)
+        return done
 
     def _note(self, node_id: str) -> None:
         """Check the id's length; journal an id no adapter scope would recognise, before staging."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
@@ -51,6 +52,8 @@ __all__ = [
     "node_commits",
     "origin",
     "record",
+    "restore_message",
+    "restored_to",
     "since_when",
     "state",
 ]
@@ -69,6 +72,30 @@ PRIME_AFTER = 32
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _BRANCH_HEAD = "ref: "
+
+
+_RESTORE = re.compile(
+    r"restore (?P<what>.+) to (?P<commit>[0-9a-f]{8,}): (?P<tally>[-+~0-9, a-z()]+)"
+)
+
+
+def restore_message(what: str, target: str, removed: int, added: int, changed: int = 0) -> str:
+    """The message of a restore commit, which :func:`restored_to` recognises.
+
+    ``what`` names what was restored (a memory, a namespace prefix, ``the memory``),
+    ``target`` is the commit it was restored to.
+    """
+    tally = f"-{removed} item{'' if removed == 1 else 's'}, +{added}"
+    return f"restore {what} to {target}: {tally}" + (f", ~{changed}" if changed else "")
+
+
+def restored_to(message: str) -> tuple[str, str, str] | None:
+    """What a restore commit's message names: ``(what, target commit, tally)``; None for others.
+
+    Only the first line counts: a caller's own words may follow it.
+    """
+    found = _RESTORE.fullmatch(message.split("\n", 1)[0])
+    return None if found is None else (found["what"], found["commit"], found["tally"])
 
 
 def from_ms(ms: int) -> datetime:

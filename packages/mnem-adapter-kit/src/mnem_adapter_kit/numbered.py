@@ -13,7 +13,8 @@ format (:func:`record`)::
 
 so a memory written through one framework is read, cleared and added to through
 another. What a framework makes of a record is its own: a :class:`Layout` decodes
-nodes into the adapter's item type, and :func:`stage` / :func:`items_after` write.
+nodes into the adapter's item type; :func:`stage` / :func:`items_after` add and clear,
+:func:`forget` removes one item and :func:`restore` brings the items back to a commit.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ._ids import SEPARATOR, Scope, is_scope_id, unescape
 from ._mirror import Mirror
 from ._store import Store
 from ._values import check_text, from_json_text
-from .errors import InvalidInputError
+from .errors import InvalidInputError, NotFoundError
 from .history import ChangeKind, CommitRecord, Lru
 from .view import Reading
 
@@ -48,13 +49,17 @@ __all__ = [
     "Items",
     "Layout",
     "Mark",
+    "New",
     "Origin",
     "Pointer",
     "Staged",
     "context_text",
+    "forget",
     "items_after",
+    "provenance",
     "read",
     "record",
+    "restore",
     "stage",
 ]
 
@@ -73,6 +78,8 @@ DEFAULT_NAME = "default_list_memory"
 DEFAULT_ROOT = "mnemosyne"
 """The folder under the working directory holding the stores of memories given no path."""
 CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
+PROVENANCE_FIELDS = ("agent_step", "observation", "tool_call", "source", "note")
+"""The engine's provenance fields, the keys an item's ``provenance`` argument may have."""
 PAST_ITEMS = 200_000
 """Decoded past items each layout keeps per process (bisecting reads many states)."""
 
@@ -95,6 +102,36 @@ def record(
         "mime_is_enum": mime_is_enum,
         "metadata": metadata,
     }
+
+
+def provenance(given: object) -> mnem.Provenance | None:
+    """The engine provenance of a caller's ``provenance`` argument (None or a mapping of text).
+
+    ``invalid_input`` for anything else: a key that is not one of :data:`PROVENANCE_FIELDS`,
+    a value that is not a string.
+    """
+    if given is None:
+        return None
+    if not isinstance(given, Mapping):
+        raise InvalidInputError(f"provenance must be None or a mapping, not {type(given).__name__}")
+    unknown = [key for key in given if key not in PROVENANCE_FIELDS]
+    if unknown:
+        raise InvalidInputError(
+            f"provenance has unknown field(s) {unknown!r}; its fields are "
+            + ", ".join(PROVENANCE_FIELDS)
+        )
+    fields: dict[str, str] = {}
+    for key, text in given.items():
+        if not isinstance(text, str):
+            raise InvalidInputError(
+                f"provenance[{key!r}] must be a string, not {type(text).__name__}"
+            )
+        fields[key] = check_text(text, f"provenance[{key!r}]")
+    return mnem.Provenance(**fields)
+
+
+New = tuple[dict[str, Any], "mnem.Provenance | None"]
+"""One item to add: its record (:func:`record`) and its provenance."""
 
 
 class Numbered(Protocol):
@@ -265,7 +302,7 @@ def stage(
     mirror: Mirror[ItemT | Mark],
     scope: Scope,
     items: Items[ItemT],
-    adds: list[dict[str, Any]],
+    adds: list[New],
     *,
     clear: bool,
     name: str,
@@ -273,13 +310,12 @@ def stage(
     """Stage one commit of memory ``name``: optionally tombstone every item, then add ``adds``."""
     cleared = items.ordered if clear else []
     if cleared:
-        if mirror.values.get(scope.sequence_id) != Mark(items.high):
-            write.add(scope.sequence_id, items.high)
+        _keep_high(write, mirror, scope, items.high)
         for item in cleared:
             write.remove(item.id)
     added = [scope.sequence_item_id(items.high + n) for n in range(1, len(adds) + 1)]
-    for node_id, stored in zip(added, adds, strict=True):
-        write.add(node_id, stored)
+    for node_id, (stored, given) in zip(added, adds, strict=True):
+        write.add(node_id, stored, provenance=given)
     if cleared:
         write.message = f"clear {name!r} ({len(cleared)} item(s))" + (
             f", then add {len(added)}" if added else ""
@@ -287,6 +323,55 @@ def stage(
     else:
         write.message = describe("add", added)
     return Staged(items, mirror.version, bool(cleared), added)
+
+
+def forget(
+    write: Write,
+    mirror: Mirror[ItemT | Mark],
+    scope: Scope,
+    items: Items[ItemT],
+    item_id: object,
+    *,
+    name: str,
+) -> None:
+    """Stage the removal of item ``item_id`` of memory ``name`` (a tombstone; its id stays used).
+
+    ``not_found`` if the memory holds no such item now.
+    """
+    if not isinstance(item_id, str):
+        raise InvalidInputError(f"an item id is a str, not {type(item_id).__name__}")
+    entry = mirror.values.get(item_id)
+    if entry is None or isinstance(entry, Mark):
+        raise NotFoundError(f"memory {name!r} holds no item {item_id!r}")
+    _keep_high(write, mirror, scope, items.high)
+    write.remove(item_id)
+    write.message = f"forget {item_id}"
+
+
+def restore(
+    write: Write,
+    mirror: Mirror[ItemT | Mark],
+    scope: Scope,
+    items: Items[ItemT],
+    commit: str,
+    *,
+    name: str,
+) -> None:
+    """Stage what brings memory ``name``'s items back to their state at ``commit``.
+
+    Items added since are removed, items removed since come back as the nodes they
+    were (content and provenance); the sequence mark keeps every number used. Nothing
+    is staged when the items already are as they were.
+    """
+    done = write.restore(commit, lambda node_id: scope.sequence_of(node_id) is not None, repr(name))
+    if done.removed:
+        _keep_high(write, mirror, scope, items.high)
+
+
+def _keep_high(write: Write, mirror: Mirror[Any], scope: Scope, high: int) -> None:
+    """Record the high-water number before removing items, so no number is given twice."""
+    if mirror.values.get(scope.sequence_id) != Mark(high):
+        write.add(scope.sequence_id, high)
 
 
 def items_after(

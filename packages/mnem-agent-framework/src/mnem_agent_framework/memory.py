@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -152,15 +152,49 @@ class MnemosyneContextProvider(ContextProvider):
 
     # --- the memory -----------------------------------------------------------
 
-    async def add(self, content: MemoryContent | str) -> None:
-        """Add one item (a ``MemoryContent``, or a ``str`` as plain text) as one commit."""
-        await self._commit([codec.encode(content)], clear=False)
+    async def add(
+        self, content: MemoryContent | str, *, provenance: Mapping[str, str] | None = None
+    ) -> None:
+        """Add one item (a ``MemoryContent``, or a ``str`` as plain text) as one commit.
 
-    async def add_many(self, contents: list[MemoryContent | str]) -> None:
-        """Add every item of ``contents``, in order, as one commit (none if empty)."""
-        stored = [codec.encode(item) for item in contents]
+        ``provenance`` says where the item came from, with any of the fields
+        ``agent_step``, ``observation``, ``tool_call``, ``source`` and ``note`` (strings);
+        :meth:`why` answers with it.
+        """
+        await self._commit([(codec.encode(content), numbered.provenance(provenance))], clear=False)
+
+    async def add_many(
+        self, contents: list[MemoryContent | str], *, provenance: Mapping[str, str] | None = None
+    ) -> None:
+        """Add every item of ``contents``, in order, as one commit (none if empty).
+
+        ``provenance``, as :meth:`add` takes it, is every item's.
+        """
+        given = numbered.provenance(provenance)
+        stored = [(codec.encode(item), given) for item in contents]
         if stored:
             await self._commit(stored, clear=False)
+
+    async def forget(self, item_id: str) -> None:
+        """Remove item ``item_id`` (an id from :meth:`items`) in one commit; history keeps it.
+
+        Its id is never given again. ``not_found`` if the memory holds no such item.
+        """
+        async with self._store.awrite(self._mirror) as write:
+            numbered.forget(
+                write, self._mirror, self._scope, self._items(), item_id, name=self._name
+            )
+
+    async def restore(self, commit: str) -> None:
+        """Bring the items back to what they were at ``commit``, in one new commit.
+
+        Afterwards :meth:`items` holds what ``query_at(commit)`` does; the history keeps
+        every commit. No commit if nothing differs.
+        """
+        async with self._store.awrite(self._mirror) as write:
+            numbered.restore(
+                write, self._mirror, self._scope, self._items(), commit, name=self._name
+            )
 
     async def clear(self) -> None:
         """Tombstone every item in one commit (none if already empty); history keeps them."""
@@ -233,7 +267,7 @@ class MnemosyneContextProvider(ContextProvider):
             self._text_of = (version, text if injected else "")
         return self._text_of[1] or None
 
-    async def _commit(self, adds: list[dict[str, Any]], *, clear: bool) -> None:
+    async def _commit(self, adds: list[numbered.New], *, clear: bool) -> None:
         async with self._store.awrite(self._mirror) as write:
             staged = numbered.stage(
                 write, self._mirror, self._scope, self._items(), adds, clear=clear, name=self._name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -86,7 +86,7 @@ class _Batch:
     """Writes held back until the ``batch()`` block that made them ends."""
 
     memory: MnemosyneMemory
-    adds: list[dict[str, Any]] = field(default_factory=list)
+    adds: list[numbered.New] = field(default_factory=list)
     clear: bool = False
 
 
@@ -208,18 +208,51 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         return MemoryQueryResult(results=[codec.fresh(item.content) for item in ordered])
 
     async def add(
-        self, content: MemoryContent, cancellation_token: CancellationToken | None = None
+        self,
+        content: MemoryContent,
+        cancellation_token: CancellationToken | None = None,
+        *,
+        provenance: Mapping[str, str] | None = None,
     ) -> None:
-        """Add one item as one commit (or as part of the enclosing :meth:`batch`)."""
-        stored = codec.encode(content)
+        """Add one item as one commit (or as part of the enclosing :meth:`batch`).
+
+        ``provenance`` says where the item came from, with any of the fields
+        ``agent_step``, ``observation``, ``tool_call``, ``source`` and ``note`` (strings);
+        :meth:`why` answers with it.
+        """
+        new = (codec.encode(content), numbered.provenance(provenance))
         batch = self._open_batch()
         if batch is not None:
-            batch.adds.append(stored)
+            batch.adds.append(new)
             return
         if cancellation_token is None:
-            await self._commit([stored], clear=False)
+            await self._commit([new], clear=False)
         else:
-            await _cancellable(cancellation_token, self._commit([stored], clear=False))
+            await _cancellable(cancellation_token, self._commit([new], clear=False))
+
+    async def forget(self, item_id: str) -> None:
+        """Remove item ``item_id`` (an id from :meth:`items`) in one commit; history keeps it.
+
+        Its id is never given again. ``not_found`` if the memory holds no such item.
+        """
+        self._refuse_in_batch("forget")
+        async with self._store.awrite(self._mirror) as write:
+            numbered.forget(
+                write, self._mirror, self._scope, self._items(), item_id, name=self._name
+            )
+
+    async def restore(self, commit: str) -> None:
+        """Bring the items back to what they were at ``commit``, in one new commit.
+
+        Afterwards :meth:`query` returns what ``query_at(commit)`` does; items added
+        since are removed, items removed since come back under their ids, and the
+        history keeps every commit. No commit if nothing differs.
+        """
+        self._refuse_in_batch("restore")
+        async with self._store.awrite(self._mirror) as write:
+            numbered.restore(
+                write, self._mirror, self._scope, self._items(), commit, name=self._name
+            )
 
     async def clear(self) -> None:
         """Tombstone every item in one commit (none if already empty); history keeps them."""
@@ -272,7 +305,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     @content.setter
     def content(self, value: list[MemoryContent]) -> None:
         """Replace every item in one commit; the old items stay in history."""
-        stored = [codec.encode(item) for item in value]
+        stored: list[numbered.New] = [(codec.encode(item), None) for item in value]
         with self._store.write(self._mirror) as write:
             written = self._stage(write, stored, clear=True)
         self._take(write, written)
@@ -383,6 +416,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
                 return batch
         return None
 
+    def _refuse_in_batch(self, what: str) -> None:
+        if self._open_batch() is not None:
+            raise InvalidInputError(
+                f"{what}() is its own commit: call it outside the memory's batch() block"
+            )
+
     def _items(self) -> numbered.Items[MemoryItem]:
         """The mirror's items in order, derived once per mirror version."""
         version = self._mirror.version
@@ -397,13 +436,13 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             self._context_of = (version, render_memory_context(contents))
         return self._context_of[1]
 
-    async def _commit(self, adds: list[dict[str, Any]], *, clear: bool) -> None:
+    async def _commit(self, adds: list[numbered.New], *, clear: bool) -> None:
         async with self._store.awrite(self._mirror) as write:
             written = self._stage(write, adds, clear=clear)
         self._take(write, written)
 
     def _stage(
-        self, write: Write, adds: list[dict[str, Any]], *, clear: bool
+        self, write: Write, adds: list[numbered.New], *, clear: bool
     ) -> numbered.Staged[MemoryItem]:
         """Stage one commit: optionally tombstone every item, then add ``adds`` in order."""
         return numbered.stage(

@@ -9,7 +9,7 @@ import itertools
 import os
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,15 @@ from . import clock
 from .batches import Batch, Pending, Route
 from .history import ItemOrigin, StoreCommit
 from .index import IndexSettings
-from .namespaces import Namespace, check_op, may_be_item, node_id, node_id_or_none
+from .namespaces import (
+    Namespace,
+    check_op,
+    has_prefix,
+    locate,
+    may_be_item,
+    node_id,
+    node_id_or_none,
+)
 from .plan import Get, Plan, Search, Write
 from .shards import Shard, Shards
 from .ttl import Sweeper, TtlSettings
@@ -344,6 +352,25 @@ class MnemosyneStore(BaseStore):
         async with _shard_of(shard, namespace, commit).store.asession() as engine:
             return _get_at(engine, node, commit)
 
+    def restore(self, commit: str, namespace_prefix: Sequence[str] = ()) -> None:
+        """Bring every item under ``namespace_prefix`` back to what it was at ``commit``.
+
+        One new commit: items put since are deleted, items deleted or changed since
+        come back as they were (value, timestamps, provenance). Items outside the
+        prefix are not touched; nothing is written if nothing differs. A sharded store
+        restores one shard: ``namespace_prefix`` then names at least ``shard_depth``
+        labels, and ``commit`` is one of that shard's commits.
+        """
+        prefix, shard = self._restoring(commit, namespace_prefix)
+        with shard.store.write(shard.view.mirror) as write:
+            write.restore(commit, _under(prefix), _prefix_name(prefix))
+
+    async def arestore(self, commit: str, namespace_prefix: Sequence[str] = ()) -> None:
+        """:meth:`restore` for coroutines."""
+        prefix, shard = self._restoring(commit, namespace_prefix)
+        async with shard.store.awrite(shard.view.mirror) as write:
+            write.restore(commit, _under(prefix), _prefix_name(prefix))
+
     # --- lifetime -------------------------------------------------------------
 
     def close(self) -> None:
@@ -405,6 +432,20 @@ class MnemosyneStore(BaseStore):
             else shards.for_write(tuple(namespace))
         )
         return node, shard
+
+    def _restoring(self, commit: str, namespace_prefix: Sequence[str]) -> tuple[Namespace, Shard]:
+        """A restore's arguments checked: the prefix as a tuple and the shard it lies in."""
+        check_text(commit, "the commit")
+        if isinstance(namespace_prefix, str):
+            raise InvalidInputError("namespace_prefix is a tuple of labels, not a str")
+        prefix = tuple(check_text(label, "a namespace label") for label in namespace_prefix)
+        shards = self._live()
+        if shards.sharded and len(prefix) < (shards.depth or 0):
+            raise InvalidInputError(
+                f"a sharded store restores one shard at a time: give a namespace_prefix of at "
+                f"least {shards.depth} labels (shard_depth)"
+            )
+        return prefix, _shard_of(shards.for_namespace(prefix), prefix, commit)
 
     def _batch(self, plan: Plan) -> Batch:
         return Batch(
@@ -527,6 +568,21 @@ def _shard_of(shard: Shard | None, namespace: Sequence[str], commit: str) -> Sha
             f"no shard holds namespace {tuple(namespace)!r}, so no commit {commit!r} of it exists"
         )
     return shard
+
+
+def _under(prefix: Namespace) -> Callable[[str], bool]:
+    """Whether a node id is an item's in a namespace starting with ``prefix``."""
+
+    def owns(node: str) -> bool:
+        where = locate(node) if may_be_item(node) else None
+        return where is not None and has_prefix(where[0], prefix)
+
+    return owns
+
+
+def _prefix_name(prefix: Namespace) -> str:
+    """How a restore's commit message names what it restored."""
+    return "every item" if not prefix else f"namespace {prefix!r}"
 
 
 def _newest(histories: list[list[StoreCommit]], limit: int | None) -> list[StoreCommit]:

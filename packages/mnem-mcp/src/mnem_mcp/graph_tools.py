@@ -267,6 +267,27 @@ class GraphService:
 
         await self.change(apply)
 
+    async def restore(self, commit: str, message: str | None) -> str:
+        """Bring the graph back to what it was at ``commit``, as one commit; that commit's id.
+
+        Entity and relation numbers given since stay given (the marks keep the highest).
+        """
+        if message is not None:
+            check_text(message, "the commit message")
+        async with self._service.store.awrite(self._mirror) as write:
+            current = self._graph()
+            done = write.restore(commit, _restorable, "the knowledge graph")
+            if done.removed:
+                for scope, seq in (
+                    (ENTITIES, current.entity_seq),
+                    (RELATIONS, current.relation_seq),
+                ):
+                    if seq:
+                        write.add(scope.sequence_id, seq)
+            if done.any and message:
+                write.message = f"{write.message}\n\n{message}"
+        return done.target
+
     async def since_when(
         self, node_id: str, holds: Callable[[mnem.MemoryNode | None], bool]
     ) -> CommitInfo:
@@ -293,6 +314,11 @@ class GraphService:
 
 def _is_graph_node(node_id: str) -> bool:
     return node_id.startswith(PREFIX)
+
+
+def _restorable(node_id: str) -> bool:
+    """A graph node a restore brings back: not a mark (numbers given stay given)."""
+    return _is_graph_node(node_id) and node_id not in (ENTITIES.sequence_id, RELATIONS.sequence_id)
 
 
 def _decode(node: mnem.MemoryNode) -> Any:
@@ -333,6 +359,13 @@ another tool's answer, a unique prefix of one, or a branch name)."""
 _GRAPH_CHANGES = """What changed in the knowledge graph since a commit you saw earlier:
 entities, observations and relations added and removed. Returns the current `head`
 too: keep it for next time."""
+
+_RESTORE_GRAPH = """Undo changes to the knowledge graph: bring it back to what it was at `commit`
+(from `graph_changes`, `read_graph_at` or a `why_...` answer), as one new commit.
+
+Entities, observations and relations added since are deleted, those deleted since come
+back. Nothing is destroyed: `read_graph_at` still shows what was undone. Say in `message`
+why. Returns what changed, as `graph_changes` does."""
 
 _CHANGES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
@@ -446,6 +479,19 @@ def build_graph_tools(service: GraphService) -> list[Tool]:
         after = await service.read()
         return {"since": base, "head": await service.head(), **_difference(before, after)}
 
+    async def restore_graph(
+        commit: Annotated[
+            str, Field(description="A commit id, a unique prefix of one, or a branch.")
+        ],
+        message: Annotated[
+            str | None, Field(description="A short note on why, kept in the history.")
+        ] = None,
+    ) -> dict[str, Any]:
+        before = await service.read()
+        target = await service.restore(commit, message)
+        after = await service.read()
+        return {"restored_to": target, "head": await service.head(), **_difference(before, after)}
+
     specs: list[tuple[Any, str, str, ToolAnnotations]] = [
         (create_entities, "Create entities", _CREATE_ENTITIES, _CHANGES),
         (create_relations, "Create relations", _CREATE_RELATIONS, _CHANGES),
@@ -473,6 +519,7 @@ def build_graph_tools(service: GraphService) -> list[Tool]:
         tool_of(fn, title, description, _READS, structured={"relation"})
         for fn, title, description in history
     ]
+    tools.append(tool_of(restore_graph, "Restore the graph", _RESTORE_GRAPH, _DELETES))
     return tools
 
 

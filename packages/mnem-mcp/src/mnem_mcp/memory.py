@@ -23,7 +23,7 @@ from typing import Any, Literal, TypeVar
 
 import mnem
 
-from mnem_adapter_kit import Committed, Mirror, Store, check_text, describe, open_store
+from mnem_adapter_kit import Committed, Mirror, Scope, Store, check_text, describe, open_store
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import BusyError, InvalidInputError, InvalidRefError
 from mnem_adapter_kit.history import CommitRecord, branch_of
@@ -172,6 +172,36 @@ class MemoryService:
             w.message = message or f"forget {node_id}"
         assert w.committed is not None, "every write stages at least one change"
         return self._written(w.committed, {node_id: "removed"})
+
+    async def restore(self, commit: str, message: str | None) -> Written:
+        """Bring every node this server writes back to its state at ``commit``, as one commit.
+
+        Nodes of adapter memories are left as they are unless the server writes them
+        (``--allow-adapter-ids``), and their sequence marks always. Nothing is written if nothing differs: the result
+        then names the current commit and no changes.
+        """
+        _ref(commit, "commit")
+        _check_message(message)
+        async with self._store.awrite(self._mirror) as w:
+            before = dict(self._mirror.values)
+            done = w.restore(commit, self._restorable, "the memory")
+            if done.any and message:
+                w.message = f"{w.message}\n\n{message}"
+            head = None if done.any or w.parent is None else kit_history.record(w.engine, w.parent)
+        if w.committed is None:
+            assert head is not None, "a store holding the commit restored to has a HEAD"
+            return Written(commit=CommitInfo.of(head), changes={})
+        changes = _changes({i: before.get(i) for i in w.committed.added}, w.committed)
+        changes.update((node_id, "removed") for node_id in w.committed.removed)
+        return self._written(w.committed, dict(sorted(changes.items())))
+
+    def _restorable(self, node_id: str) -> bool:
+        """Whether a restore brings ``node_id`` back: a node this server may write, never an
+        adapter's own bookkeeping (a ``_seq`` mark going back would give its numbers again)."""
+        parsed = Scope.parse(node_id)
+        if parsed is None:
+            return True
+        return self.settings.allow_adapter_ids and not parsed[1].startswith("_")
 
     def _writable(self, node_id: str) -> None:
         check_node_id(node_id, allow_adapter_ids=self.settings.allow_adapter_ids)

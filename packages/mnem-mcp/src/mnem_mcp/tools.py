@@ -90,6 +90,14 @@ _FORGET = """Forget `node_id`: remove it from memory, as one new commit.
 The node disappears from `recall`, but nothing is destroyed: `recall_at` an earlier
 commit still shows it, and `history` shows when it was forgotten."""
 
+_RESTORE = """Undo changes: bring memory back to what it was at `commit`, as one new commit.
+
+Use it when beliefs written since `commit` turned out wrong. Afterwards `recall`
+answers as `recall_at(commit)` does: nodes written since are forgotten, nodes
+forgotten or revised since come back as they were. Nothing is destroyed: every
+commit stays in `history`, and `recall_at` still shows what was undone. Say in
+`message` why. Nothing is written if memory already is as it was."""
+
 _RECALL = f"""Read memory as it is now.
 
 With `node_id`: that one node (an empty `nodes` list if there is none). Without it:
@@ -196,6 +204,12 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
 
     async def forget(node_id: NodeId, message: Message = None) -> Written:
         return await service.forget(node_id, message)
+
+    async def restore(
+        commit: Annotated[CommitRef, Field(description="The commit to go back to.")],
+        message: Message = None,
+    ) -> Written:
+        return await service.restore(commit, message)
 
     async def recall(
         node_id: Annotated[NodeId | None, Field(description="One node to read.")] = None,
@@ -315,6 +329,7 @@ def build_tools(service: MemoryService, *, harness: bool) -> list[Tool]:
         tool_of(revise, "Revise a belief", _REVISE, writes, structured={"provenance"}),
         tool_of(remember_many, "Remember several", _REMEMBER_MANY, writes, structured={"nodes"}),
         tool_of(forget, "Forget", _FORGET, removes),
+        tool_of(restore, "Restore to a commit", _RESTORE, removes),
         tool_of(recall, "Recall", _RECALL, reads),
         tool_of(recall_at, "Recall as of a commit", _RECALL_AT, reads),
         tool_of(search, "Search", _SEARCH, reads),

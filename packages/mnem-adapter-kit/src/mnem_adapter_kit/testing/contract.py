@@ -205,6 +205,46 @@ class AdapterContract:
             self.harness.write(reopened, "after reopen")
             assert not self.harness.node_ids(reopened) & seen
 
+    # --- restore ----------------------------------------------------------------
+
+    def test_a_restore_reads_as_its_commit_in_one_new_commit_and_spares_other_scopes(
+        self, store: Path
+    ) -> None:
+        self._require("supports_restore")
+        with self.opened(store) as adapter, self.opened(store, "neighbour") as neighbour:
+            self.harness.write(adapter, "kept")
+            self.harness.write(adapter, "removed since")
+            target = commits(store)[0].id
+            then = self.harness.read_at(adapter, target)
+            self.harness.write(neighbour, "stays")
+            self.harness.clear(adapter)
+            self.harness.write(adapter, "added since")
+            ids = self.harness.node_ids(adapter)
+            before = commit_count(store)
+            self.harness.restore(adapter, target)
+            assert sorted(self.harness.read(adapter)) == sorted(then) == ["kept", "removed since"]
+            assert self.harness.read(neighbour) == ["stays"]
+            gone = ids - self.harness.node_ids(adapter)
+            assert commit_count(store) == before + 1
+            self.harness.restore(adapter, target)
+            assert commit_count(store) == before + 1, (
+                "a restore that changes nothing commits nothing"
+            )
+            self.harness.write(adapter, "after the restore")
+            assert not self.harness.node_ids(adapter) & gone, "no id is given twice"
+            assert sorted(self.harness.read_at(adapter, target)) == sorted(then)
+
+    def test_a_restore_to_an_unknown_commit_is_invalid_ref_and_writes_nothing(
+        self, store: Path
+    ) -> None:
+        self._require("supports_restore")
+        with self.opened(store) as adapter:
+            self.harness.write(adapter, "x")
+            with pytest.raises(InvalidRefError):
+                self.harness.restore(adapter, "f" * 64)
+            assert staging(store) == ([], [])
+        assert commit_count(store) == 1
+
     # --- isolation ---------------------------------------------------------------
 
     def test_adversarial_scopes_never_read_or_clear_each_other(self, store: Path) -> None:

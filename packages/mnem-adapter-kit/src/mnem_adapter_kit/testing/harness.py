@@ -28,6 +28,8 @@ class AdapterHarness(ABC):
     """Whether :meth:`read_other_form` reads through the adapter's other (sync/async) API."""
     supports_history: ClassVar[bool] = False
     """Whether :meth:`history` and :meth:`origin` read the scope's history."""
+    supports_restore: ClassVar[bool] = False
+    """Whether :meth:`restore` brings the scope back to a commit (needs ``supports_read_at``)."""
     invalid_scopes: ClassVar[frozenset[str]] = frozenset()
     """Scope names the adapter's framework forbids; opening them must raise ``ValueError``."""
 
@@ -72,6 +74,10 @@ class AdapterHarness(ABC):
 
     def origin(self, adapter: Any, value: str) -> str:
         """The id of the commit that set the item holding ``value`` (if ``supports_history``)."""
+        raise NotImplementedError
+
+    def restore(self, adapter: Any, commit: str) -> None:
+        """Bring the scope back to what it held at ``commit`` (if ``supports_restore``)."""
         raise NotImplementedError
 
     @abstractmethod

@@ -1,11 +1,12 @@
 """``mnem-history``: why does the agent believe this? A store's history, read-only.
 
-Subcommands: ``log`` (commits, newest first, with what each changed), ``show
-ITEM`` (an item's value, origin and history), ``diff A B`` (what differs
-between two commits, per item) and ``html --out FILE`` (all of it as one
-self-contained page). Each adapter's items are read from its storage format
-(:mod:`mnem_adapter_kit.formats`, no adapter needed); the rest are shown as
-foreign.
+Subcommands: ``log`` (commits, newest first, with what each changed; a restore
+named as one), ``show ITEM`` (an item's value, origin and history), ``diff A B``
+(what differs between two commits, per item), ``undo COMMIT`` (the calls that
+would restore what a commit changed to before it, printed, never run) and
+``html --out FILE`` (all of it as one self-contained page). Each adapter's items
+are read from its storage format (:mod:`mnem_adapter_kit.formats`, no adapter
+needed); the rest are shown as foreign.
 
 The store is opened without ``create`` and only read: no staging, no commit,
 no checkout. Another process holding the store is waited for, up to
@@ -41,6 +42,7 @@ from . import _export as export
 from . import _page as page
 from . import _text as text
 from ._readers import FOREIGN, Readers, parse_scope
+from ._repair import undo_calls
 from ._timeline import (
     Selection,
     Step,
@@ -139,6 +141,14 @@ def parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("frm", metavar="A", help="a commit: id prefix, branch, HEAD or HEAD~N")
     diff.add_argument("to", metavar="B", help="a commit: id prefix, branch, HEAD or HEAD~N")
+    undo = commands.add_parser(
+        "undo",
+        parents=[as_json],
+        help="the calls that would restore what a commit changed to before it (nothing run)",
+    )
+    undo.add_argument(
+        "commit", metavar="COMMIT", help="a commit: id prefix, branch, HEAD or HEAD~N"
+    )
     html = commands.add_parser(
         "html", parents=[narrow], help="write the whole history as one self-contained HTML page"
     )
@@ -308,7 +318,7 @@ def run_log(client: Store, readers: Readers, args: argparse.Namespace, out: Text
         if kept is None:
             continue
         if args.json:
-            print(export.json_text(export.step_json(kept)), file=out)
+            print(export.json_text(export.step_json(kept, args.root)), file=out)
         else:
             text.write_step(out, kept)
         shown += 1
@@ -416,6 +426,25 @@ def run_diff(client: Store, readers: Readers, args: argparse.Namespace, out: Tex
     text.write_diff(out, frm, to, kept)
 
 
+# --- undo -----------------------------------------------------------------------------
+
+
+def run_undo(client: Store, readers: Readers, args: argparse.Namespace, out: TextIO) -> None:
+    """Print, never run, the calls that restore each scope a commit changed to its parent."""
+    with client.session() as engine:
+        commit = resolve(engine, args.commit)
+        record = history.record(engine, commit)
+    if record is None:
+        raise UsageError(f"the commit {commit} is not in this branch's history")
+    (step,) = walk_steps(client, readers, [record])
+    calls = undo_calls(step, args.root)
+    if args.json:
+        value = {**export.commit_json(record), "undo": calls}
+        print(export.json_text(value, indent=2), file=out)
+        return
+    text.write_undo(out, record, calls)
+
+
 # --- html -----------------------------------------------------------------------------
 
 
@@ -458,6 +487,7 @@ COMMANDS: dict[str, Callable[[Store, Readers, argparse.Namespace, TextIO], None]
     "log": run_log,
     "show": run_show,
     "diff": run_diff,
+    "undo": run_undo,
     "html": run_html,
 }
 

@@ -19,6 +19,7 @@ from typing import Any
 import mnem
 
 from ..history import CommitRecord
+from ._repair import restore_json, undo_calls
 from ._text import PROVENANCE_FIELDS
 from ._timeline import Change, Step, Version
 
@@ -66,8 +67,14 @@ def change_json(change: Change) -> dict[str, Any]:
     }
 
 
-def step_json(step: Step) -> dict[str, Any]:
-    return {**commit_json(step.record), "changes": [change_json(c) for c in step.changes]}
+def step_json(step: Step, root: str) -> dict[str, Any]:
+    """One commit of ``log --json``: with a restore's target and the calls that undo it."""
+    return {
+        **commit_json(step.record),
+        "changes": [change_json(c) for c in step.changes],
+        "restored_to": restore_json(step.record),
+        "undo": undo_calls(step, root),
+    }
 
 
 NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}

@@ -6,7 +6,8 @@ looks like markup stays text (the script only ever sets ``textContent``).
 
 The data is compact: each value a commit set appears once (``versions``), and
 each commit lists its changes as ``[item, kind, version]``; the page rebuilds
-any commit's state by replaying the chain.
+any commit's state by replaying the chain. A restore commit carries ``restore`` (how
+the page names it), and a commit a restore call can undo carries ``undo``, the calls.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from .._paths import STORE_DIR
 from ..history import CommitRecord
 from ._export import commit_json, json_text, version_json
+from ._repair import restore_line, undo_calls
 from ._timeline import Head, Step
 
 FORMAT = "mnem-history/1"
@@ -57,7 +59,14 @@ def page_data(
                 index = len(versions)
                 versions.append({"item": item, **version_json(change.after)})
             changes.append([item, KIND_CODES[change.kind], index])
-        commits.append({**_commit(step.record), "changes": changes})
+        commit = {**_commit(step.record), "changes": changes}
+        restored = restore_line(step.record)
+        if restored is not None:
+            commit["restore"] = restored
+        calls = undo_calls(step, root)
+        if calls:
+            commit["undo"] = calls
+        commits.append(commit)
     listed = {step.record.id for step in steps}
     extra = {record.id: _commit(record) for record in origins.values() if record.id not in listed}
     return {

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 import mnem
 
 from ..history import CommitRecord, from_ms
+from ._repair import restore_line
 from ._timeline import Change, Step, Version
 
 SHORT = 12
@@ -78,12 +79,16 @@ def words(text: str, width: int = SUMMARY_WIDTH) -> str:
 
 
 def write_step(out: TextIO, step: Step) -> None:
-    """One commit of ``log``: who, when, why, and what it changed."""
+    """One commit of ``log``: who, when, why, and what it changed (a restore named as one)."""
     record = step.record
     print(f"commit {commit_line(record)}", file=out)
     if len(record.parents) > 1:
         print(f"    merge of {', '.join(short(p) for p in record.parents)}", file=out)
-    for line in clean(record.message, newlines=True).splitlines() or [""]:
+    lines = clean(record.message, newlines=True).splitlines() or [""]
+    restored = restore_line(record)
+    if restored is not None:
+        lines[0] = clean(restored)
+    for line in lines:
         print(f"    {line}", file=out)
     for change in step.changes:
         print(change_line(change), file=out)
@@ -153,6 +158,22 @@ def write_item_change(out: TextIO, record: CommitRecord, change: Change) -> None
     """One line of an item's history: the commit, how it changed the item, the new value."""
     value = "" if change.after is None else summary(change.after.reading.value)
     print(f"  {commit_line(record)}  {change.kind:<8}  {value}".rstrip(), file=out)
+
+
+def write_undo(out: TextIO, record: CommitRecord, calls: Iterable[str]) -> None:
+    """``undo``: the calls that restore what a commit changed to before it."""
+    calls = list(calls)
+    print(f"commit {commit_line(record)}", file=out)
+    for line in clean(record.message, newlines=True).splitlines() or [""]:
+        print(f"    {line}", file=out)
+    if not record.parents:
+        print("the first commit: there is no commit before it to restore to", file=out)
+    elif not calls:
+        print("it changed nothing a restore call reaches (sessions, foreign nodes)", file=out)
+    else:
+        print(f"to restore what it changed to before it ({short(record.parents[0])}):", file=out)
+        for call in calls:
+            print(f"  {clean(call)}", file=out)
 
 
 def write_diff(out: TextIO, frm: str, to: str, changes: Iterable[Change]) -> None:

@@ -136,7 +136,7 @@
   const WORDS = 90;
   function what(c, ci) {
     const box = el("span", { class: "what" });
-    const message = c.message + (c.parents.length > 1 ? "  (merge)" : "");
+    const message = (c.restore || c.message) + (c.parents.length > 1 ? "  (merge)" : "");
     if (c.changes.length) {
       const [item, kind] = c.changes[0];
       const v = versions[changeVersion(item, ci)];
@@ -233,6 +233,10 @@
     action("Diff from here", () => showDiff(ci, undefined));
     action("Diff to here", () => showDiff(undefined, ci));
     detail.append(actions);
+    if (c.undo) {
+      detail.append(el("p", { class: "muted", text: "To restore what this commit changed to before it:" }),
+        el("pre", { class: "message undo", text: c.undo.join("\n") }));
+    }
     const list = el("ul", { class: "changes" });
     for (const [item, kind] of c.changes) {
       const v = versions[changeVersion(item, ci)];
@@ -309,6 +313,19 @@
     if (c) box.append(" ", el("span", { class: "muted", text: `${when(c.time_ms)} · ${c.author} · ${c.message}` }));
     return box;
   }
+  // An agent_step naming "<session>/turn-<n>" links to that session's items when they are in view.
+  const SESSION_ADAPTERS = ["openai-agents", "agent-framework"];
+  function stepLink(text) {
+    const found = /^(.+)\/turn-\d+$/.exec(text);
+    const session = found && items.find((it) => {
+      const v = lastVersion(it);
+      return v >= 0 && SESSION_ADAPTERS.includes(versions[v].adapter) && versions[v].scope[0] === found[1];
+    });
+    if (!session) return text;
+    const link = el("button", { type: "button", class: "link", "data-session": found[1], text });
+    link.addEventListener("click", () => { filterBox.value = found[1]; applyFilter(); showItem(session.index); });
+    return link;
+  }
   function facts(pairs) {
     const list = el("dl", { class: "facts" });
     for (const [name, value] of pairs) {
@@ -352,7 +369,7 @@
       const origin = el("div", { id: "origin" });
       origin.append(facts([["commit", commitLink(originId)]]));
       const v = versions[current];
-      const provenance = Object.entries(v.provenance);
+      const provenance = Object.entries(v.provenance).map(([name, text]) => [name, name === "agent_step" ? stepLink(text) : text]);
       origin.append(el("h3", { text: "Provenance" }));
       origin.append(provenance.length ? facts(provenance) : el("p", { class: "muted", text: "none recorded" }));
       if (v.event_time_ms !== null && v.event_time_ms !== undefined) origin.append(facts([["event time", when(v.event_time_ms)]]));
