@@ -577,6 +577,32 @@ class Branches:
         write.add(self.pointer_id, chosen)
         return chosen, scope
 
+    def restore(self, write: Write, commit: str, values: Mapping[str, object], what: str) -> str:
+        """Stage the scope back to ``commit``: on the branch it was on then, that branch's items
+        as they were then (the very nodes); no other branch is touched. Its branch.
+
+        ``values``: the scope's decoded nodes at HEAD (numbered ones have a ``seq``); the
+        branch's mark keeps every number used. Nothing is staged when all already is so.
+        """
+        engine = write.engine
+        target = engine.resolve(check_text(commit, "the commit"))
+        then = history.state(engine, target).get(self.pointer_id)
+        told = None if then is None else self.read(then)
+        branch = told.branch if isinstance(told, Pointer) else MAIN
+        scope = self.of(branch)
+        done = write.restore(target, lambda node_id: scope.sequence_of(node_id) is not None, what)
+        if done.removed:
+            high = max(
+                (getattr(v, "seq", 0) for i, v in values.items() if scope.owns(i)), default=0
+            )
+            if getattr(values.get(scope.sequence_id), "seq", None) != high:
+                write.add(scope.sequence_id, high)
+        if branch != self.current(values.values()):
+            write.add(self.pointer_id, branch)
+            if not done.any:
+                write.message = history.restore_message(what, target, 0, 0)
+        return branch
+
     def switch(self, write: Write, name: str, values: Iterable[object]) -> bool:
         """Stage the switch to branch ``name``; False (nothing staged) if already on it."""
         found = list(values)

@@ -196,7 +196,8 @@ class _Session:
                 if now.scope.owns(i) and isinstance(v := self.mirror.values.get(i), _Entry)
             ]
             added.sort(key=lambda entry: entry.seq)
-            self._derived = (self.mirror.version, now.extended(added))
+            if not (added and now.ordered and added[0].seq <= now.ordered[-1].seq):
+                self._derived = (self.mirror.version, now.extended(added))
 
     def keep_mark(self, write: Write, now: _Messages) -> None:
         """Record the high-water mark before removing messages, so their ids are never reused."""
@@ -370,6 +371,20 @@ class MnemosyneHistoryProvider(HistoryProvider):
                 for entry in now.ordered:
                     write.remove(entry.id)
                 write.message = f"clear session {session.id!r} ({len(now.ordered)} message(s))"
+
+    async def restore(self, session_id: str | None, commit: str) -> None:
+        """Bring the session back to ``commit`` in one new commit (none if it already is so).
+
+        Afterwards ``get_messages`` equals ``messages_at(session_id, commit)``: the session
+        is on the branch it was on then, holding the very messages it held then; messages
+        saved since are set aside (history keeps them). Other branches and sessions are
+        untouched.
+        """
+        check_text(commit, "the commit")
+        async with self._using(session_id) as session, session.writing() as (write, _):
+            session.branches.restore(
+                write, commit, session.mirror.values, f"session {session.id!r}"
+            )
 
     # --- branches -------------------------------------------------------------
 

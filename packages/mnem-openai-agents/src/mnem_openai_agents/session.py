@@ -377,6 +377,19 @@ class MnemosyneSession:
             state = kit_history.state(engine, engine.resolve(commit))
             return self._items_in(state)
 
+    async def restore(self, commit: str) -> None:
+        """Bring the session back to ``commit`` in one new commit (none if it already is so).
+
+        Afterwards ``get_items()`` equals ``items_at(commit)``: the session is on the
+        branch it was on then, whose items are the very ones it held then; items added
+        since are set aside (history keeps them), and their numbers are never given
+        again. Other branches and other sessions are untouched.
+        """
+        check_text(commit, "the commit")
+        async with self._writing() as (write, _):
+            what = f"session {self.session_id!r}"
+            self._branches.restore(write, commit, self._mirror.values, what)
+
     # --- branches -------------------------------------------------------------
 
     async def create_branch_from_turn(
@@ -573,6 +586,8 @@ class MnemosyneSession:
             ),
             key=lambda entry: entry.seq,
         )
+        if added and ordered and added[0].seq <= ordered[-1].seq:
+            return  # older items back (a restore): derived afresh
         mark = mirror.values.get(self._branches.of(before.branch).sequence_id)
         high = max(
             before.high, added[-1].seq if added else 0, mark.seq if isinstance(mark, _Mark) else 0
