@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import mnem
 from agent_framework import Content, Message, SessionContext
 from autogen_core.memory import MemoryContent as AutogenContent
 from autogen_core.model_context import UnboundedChatCompletionContext as Context
 from harness import (
+    RawStore,
     Scratch,
     Step,
     Summary,
@@ -35,10 +35,10 @@ from harness import (
     commits_after,
     engine_calls,
     execute,
+    heads,
     interleave,
     profile,
     progress,
-    replay,
     sync_step,
 )
 
@@ -128,7 +128,7 @@ async def bench_before_run(scratch: Scratch, plan: Plan, k: int) -> dict[str, An
 async def bench_save(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     template = await session_store(scratch, n)
     history = MnemosyneHistoryProvider(template)
-    head = mnem.open(history.store_path_of(SESSION)).head_commit()
+    head = heads(Path(history.store_path_of(SESSION)))
     await history.close()
     rehearsal = scratch.fresh(template)
     history, numbers = MnemosyneHistoryProvider(rehearsal), iter(range(n, n + 3 + plan.saves))
@@ -140,11 +140,11 @@ async def bench_save(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     changes = commits_after(Path(history.store_path_of(SESSION)), head)
     adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
     history = MnemosyneHistoryProvider(adapter_path)
-    raw = mnem.open(MnemosyneHistoryProvider(raw_path).store_path_of(SESSION))
+    raw = RawStore(Path(MnemosyneHistoryProvider(raw_path).store_path_of(SESSION)))
     await history.get_messages(SESSION)
     steps: dict[str, Step] = {
         "provider": lambda call: clock(history.save_messages(SESSION, run_messages(n + call))),
-        "raw_commit": sync_step(lambda call: replay(raw, changes[call])),
+        "raw_commit": sync_step(lambda call: raw.replay(changes[call])),
     }
     samples = await interleave(steps, plan.saves, label=f"save_messages n={n}")
     await history.close()

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import mnem
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import TextMessage
 from autogen_core import CancellationToken
@@ -31,6 +30,7 @@ from autogen_core.memory import ListMemory, MemoryContent
 from autogen_core.model_context import UnboundedChatCompletionContext as Context
 from autogen_ext.models.replay import ReplayChatCompletionClient
 from harness import (
+    RawStore,
     Scratch,
     Step,
     Summary,
@@ -42,11 +42,11 @@ from harness import (
     engine_calls,
     execute,
     fill,
+    heads,
     interleave,
     num,
     profile,
     progress,
-    replay,
     sync_step,
 )
 
@@ -116,7 +116,7 @@ async def store(scratch: Scratch, k: int, foreign: int = 0) -> Path:
 async def bench_add(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     """Adds into a store of ``n`` items against raw commits of the same nodes."""
     template = await store(scratch, n)
-    head = mnem.open(template).head_commit()
+    head = heads(Path(template))
     rehearsal = scratch.fresh(template)
     memory, numbers = MnemosyneMemory(NAME, rehearsal), iter(range(n + 1, n + 4 + plan.adds))
     await memory.query()
@@ -124,11 +124,11 @@ async def bench_add(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     await memory.close()
     changes = commits_after(rehearsal, head)  # what each add (warm-ups too) committed
     adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
-    memory, raw = MnemosyneMemory(NAME, adapter_path), mnem.open(raw_path)
+    memory, raw = MnemosyneMemory(NAME, adapter_path), RawStore(raw_path)
     await memory.query()
     steps: dict[str, Step] = {
         "adapter": lambda call: clock(memory.add(item(n + 1 + call))),
-        "raw_commit": sync_step(lambda call: replay(raw, changes[call])),
+        "raw_commit": sync_step(lambda call: raw.replay(changes[call])),
     }
     samples = await interleave(steps, plan.adds, label=f"add n={n}")
     await memory.close()

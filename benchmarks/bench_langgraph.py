@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import mnem
 from harness import (
+    RawStore,
     Scratch,
     Step,
     Summary,
@@ -33,10 +33,10 @@ from harness import (
     commits_after,
     engine_calls,
     execute,
+    heads,
     interleave,
     profile,
     progress,
-    replay,
     sync_step,
 )
 from langgraph.store.base import BaseStore, PutOp
@@ -86,14 +86,14 @@ async def bench_size(
     def put(store: BaseStore, call: int) -> None:
         store.put(namespace(keys[call]), f"m{keys[call]}", value(keys[call], call + 1))
 
-    head = mnem.open(template).head_commit()
+    head = heads(Path(template))
     rehearsal = scratch.fresh(template)
     with MnemosyneStore(rehearsal) as rehearsed:
         for call in range(plan.reps + 2):
             put(rehearsed, call)
     changes = commits_after(rehearsal, head)
     mnem_path, raw_path, sqlite_path = (scratch.fresh(t) for t in (template, template, None))
-    mnemosyne, raw = MnemosyneStore(mnem_path), mnem.open(raw_path)
+    mnemosyne, raw = MnemosyneStore(mnem_path), RawStore(raw_path)
     # file-backed, in autocommit mode as ``SqliteStore.from_conn_string`` makes it
     db = sqlite3.connect(sqlite_path / "db", check_same_thread=False, isolation_level=None)
     sqlite = SqliteStore(db)
@@ -131,7 +131,7 @@ async def bench_size(
         if op == "get after put":
             steps = {name: get_after_put(store) for name, store in stores.items()}
         if op == "put":
-            steps["raw_commit"] = sync_step(lambda call: replay(raw, changes[call]))
+            steps["raw_commit"] = sync_step(lambda call: raw.replay(changes[call]))
         samples = await interleave(steps, plan.reps, label=f"{op} n={n}")
         pairs = ("mnemosyne/sqlite", "mnemosyne/in_memory", "mnemosyne/raw_commit")
         rows.append(case(f"{op}, n={n:,}", samples, *pairs, engine=engine, op=op, n=n))

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import mnem
 from agents import SQLiteSession
 from harness import (
+    RawStore,
     Scratch,
     Step,
     Summary,
@@ -32,10 +32,10 @@ from harness import (
     commits_after,
     engine_calls,
     execute,
+    heads,
     interleave,
     profile,
     progress,
-    replay,
     sync_step,
 )
 
@@ -99,7 +99,7 @@ async def store(scratch: Scratch, n: int) -> Path:
 
 async def bench_add(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     template = await store(scratch, n)
-    head = mnem.open(template).head_commit()
+    head = heads(Path(template))
     rehearsal = scratch.fresh(template)
     session, numbers = MnemosyneSession(NAME, rehearsal), iter(range(n, n + 3 + plan.adds))
     await session.get_items()
@@ -107,11 +107,11 @@ async def bench_add(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     session.close()
     changes = commits_after(rehearsal, head)
     adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
-    session, raw = MnemosyneSession(NAME, adapter_path), mnem.open(raw_path)
+    session, raw = MnemosyneSession(NAME, adapter_path), RawStore(raw_path)
     await session.get_items()
     steps: dict[str, Step] = {
         "adapter": lambda call: clock(session.add_items(turn(n + call))),
-        "raw_commit": sync_step(lambda call: replay(raw, changes[call])),
+        "raw_commit": sync_step(lambda call: raw.replay(changes[call])),
     }
     samples = await interleave(steps, plan.adds, label=f"add_items n={n}")
     session.close()

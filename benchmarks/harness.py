@@ -286,27 +286,60 @@ def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
     store.commit("benchmark fixture", author="bench")
 
 
-def commits_after(path: Path, since: str | None) -> list[list[mnem.NodeChange]]:
-    """What each commit after ``since`` changed, oldest first (nobody else may have the store)."""
-    engine, found = mnem.open(path), []
-    for commit in engine.log(first_parent=True):
-        if commit.id == since:
-            break
-        found.append(list(engine.diff(commit.parents[0], commit.id)))
-    return found[::-1]
+def volumes(path: Path) -> list[Path]:
+    """A store's engine stores: its ``.mnem``, then each ``.mnem-volumes/<n>`` (ADR 0028)."""
+    folder = path / ".mnem-volumes"
+    return [path, *sorted(folder.iterdir())] if folder.is_dir() else [path]
 
 
-def replay(engine: mnem.Store, changes: list[mnem.NodeChange]) -> None:
-    """Stage ``changes`` with the raw engine and commit them: the floor of a write."""
-    for change in changes:
-        if (node := change.new) is None:
-            engine.rm(change.id)
-        else:
-            kind, provenance, at = node.content_kind, node.provenance, node.event_time
-            engine.add(
-                node.id, node.content, content_kind=kind, provenance=provenance, event_time=at
-            )
-    engine.commit("replayed", author="bench")
+def heads(path: Path) -> dict[str, str | None]:
+    """Each volume's HEAD commit, by the volume's folder under the store."""
+    return {str(v.relative_to(path)): mnem.open(v).head_commit() for v in volumes(path)}
+
+
+Written = tuple[str, list[mnem.NodeChange]]
+"""One commit: the volume it went to and what it changed."""
+
+
+def commits_after(path: Path, since: dict[str, str | None]) -> list[Written]:
+    """What each commit after the heads ``since`` changed, oldest first, and where (nobody else
+    may have the store)."""
+    found = []
+    for volume in volumes(path):
+        where, engine, mine = str(volume.relative_to(path)), mnem.open(volume), []
+        for commit in engine.log(first_parent=True):
+            if commit.id == since.get(where) or not commit.parents:
+                break
+            mine.append((commit.time, where, list(engine.diff(commit.parents[0], commit.id))))
+        found += mine[::-1]
+    found.sort(key=lambda each: each[0])  # stable: a volume's own order stays
+    return [(where, changes) for _, where, changes in found]
+
+
+class RawStore:
+    """A copy of a store, its volumes opened with the raw engine: the floor of a write."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.engines: dict[str, mnem.Store] = {}
+
+    def replay(self, written: Written) -> None:
+        """Stage what a commit changed with the raw engine, in its volume, and commit it."""
+        where, changes = written
+        engine = self.engines.get(where)
+        if engine is None:
+            folder = self.path / where
+            made = (folder / ".mnem").is_dir()
+            engine = self.engines[where] = mnem.open(folder) if made else mnem.init(folder)
+        for change in changes:
+            if (node := change.new) is None:
+                engine.rm(change.id)
+            else:
+                kind, provenance, at = node.content_kind, node.provenance, node.event_time
+                engine.add(
+                    node.id, node.content, content_kind=kind, provenance=provenance, event_time=at
+                )
+        engine.commit("replayed", author="bench")
 
 
 def children_json(runs: list[list[str]], *, together: bool = False) -> list[dict[str, Any]]:
