@@ -1,0 +1,140 @@
+"""The records of one store version, indexed for CrewAI's reads: scopes, filters, vectors.
+
+An :class:`Index` is built from the mirror once per version and never changed, so
+readers in many threads share it without a lock. Scores are CrewAI's default
+storage's: ``1 / (1 + d)`` for ``d`` the squared Euclidean distance between float32
+vectors, a record without a vector counting as the zero vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from mnem_adapter_kit import from_json_text
+
+from .records import Stored, scope_path
+
+
+def within(prefix: str | None) -> Callable[[str], bool]:
+    """Whether a scope path is ``prefix`` or below it (the root and None hold everything)."""
+    wanted = "/" if prefix is None else scope_path(prefix)
+    if wanted == "/":
+        return lambda path: True
+    below = wanted + "/"
+    return lambda path: path == wanted or path.startswith(below)
+
+
+def child_scopes(paths: Iterable[str], parent: str) -> list[str]:
+    """The immediate children of ``parent`` among ``paths``, sorted."""
+    base = scope_path(parent)
+    lead = "/" if base == "/" else base + "/"
+    return sorted(
+        {
+            lead + path[len(lead) :].split("/", 1)[0]
+            for path in paths
+            if path.startswith(lead) and len(path) > len(lead)
+        }
+    )
+
+
+class Index:
+    """Every record of one store version, by id, with a matrix of their vectors."""
+
+    def __init__(self, records: Iterable[Stored]) -> None:
+        self.records = tuple(records)
+        self.by_id: Mapping[str, Stored] = {record.id: record for record in self.records}
+
+    @cached_property
+    def dimension(self) -> int | None:
+        """The length of the stored vectors (the first found), None if there are none."""
+        return next((len(r.vector) for r in self.records if r.vector is not None), None)
+
+    @cached_property
+    def _vectors(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """Every record's vector as a row (zeros for none), and each row's squared norm."""
+        width = self.dimension or 0
+        matrix = np.zeros((len(self.records), width), dtype=np.float32)
+        for row, record in enumerate(self.records):
+            if record.vector is not None and len(record.vector) == width:
+                matrix[row] = record.vector
+        return matrix, np.einsum("ij,ij->i", matrix, matrix, dtype=np.float64)
+
+    def search(
+        self,
+        query: np.ndarray[Any, Any],
+        scope_prefix: str | None,
+        categories: list[str] | None,
+        metadata_filter: dict[str, Any] | None,
+        limit: int,
+        min_score: float,
+    ) -> list[tuple[Stored, float]]:
+        """The ``limit`` records nearest ``query`` that pass the filters, best first."""
+        inside = within(scope_prefix)
+        rows = [
+            row
+            for row, record in enumerate(self.records)
+            if inside(record.path) and _passes(record, categories, metadata_filter)
+        ]
+        if not rows or limit <= 0:
+            return []
+        matrix, norms = self._vectors
+        chosen = np.asarray(rows)
+        q = query.astype(np.float64)
+        dots = (matrix @ query)[chosen].astype(np.float64)
+        distances = norms[chosen] - 2.0 * dots + q @ q
+        scores = 1.0 / (1.0 + np.maximum(distances, 0.0))
+        if len(rows) > limit:
+            top = np.argpartition(-scores, limit - 1)[:limit]
+        else:
+            top = np.arange(len(rows))
+        ordered = top[np.argsort(-scores[top], kind="stable")]
+        return [
+            (self.records[rows[i]], float(scores[i])) for i in ordered if scores[i] >= min_score
+        ]
+
+    def matching(
+        self,
+        scope_prefix: str | None,
+        categories: list[str] | None,
+        record_ids: list[str] | None,
+        older_than: datetime | None,
+        metadata_filter: dict[str, Any] | None,
+    ) -> list[Stored]:
+        """The records meeting every criterion given (all of them if none is)."""
+        if record_ids is not None:
+            wanted = set(record_ids)
+            candidates: Iterable[Stored] = (r for r in self.records if r.id in wanted)
+        else:
+            candidates = self.records
+        inside = within(scope_prefix)
+        return [
+            record
+            for record in candidates
+            if inside(record.path)
+            and _passes(record, categories, metadata_filter)
+            and (older_than is None or record.created_at < older_than)
+        ]
+
+    def newest_first(self, scope_prefix: str | None) -> list[Stored]:
+        """The records of a scope, newest ``created_at`` first (ties: the larger id first)."""
+        inside = within(scope_prefix)
+        found = [r for r in self.records if inside(r.path)]
+        found.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+        return found
+
+
+def _passes(
+    record: Stored, categories: list[str] | None, metadata_filter: dict[str, Any] | None
+) -> bool:
+    """CrewAI's filters: any of ``categories``, and every ``metadata_filter`` key equal."""
+    if categories and not any(c in record.categories for c in categories):
+        return False
+    if metadata_filter:
+        metadata = from_json_text(record.metadata_text, tagged=True)
+        return all(metadata.get(k) == v for k, v in metadata_filter.items())
+    return True
