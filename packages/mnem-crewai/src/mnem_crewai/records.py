@@ -127,7 +127,8 @@ def vector_of(embedding: object, what: str) -> np.ndarray[Any, np.dtype[np.float
     if embedding is None:
         return None
     try:
-        vector = np.asarray(embedding, dtype=np.float32)
+        with np.errstate(over="ignore"):  # a number beyond float32 becomes inf, refused below
+            vector = np.asarray(embedding, dtype=np.float32)
     except (TypeError, ValueError):
         raise InvalidInputError(f"{what} must be a list of numbers") from None
     if vector.ndim != 1:
