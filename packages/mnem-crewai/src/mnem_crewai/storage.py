@@ -314,7 +314,7 @@ class MnemosyneStorage:
         """Check and encode ``records`` now (nothing touched if one is refused); the write."""
         if not isinstance(records, (list, tuple)):
             raise InvalidInputError(f"records must be a list, not {type(records).__name__}")
-        latest = {record.id: (*codec.encode(record), record.source) for record in records}
+        latest = {record.id: (*codec.encode(record), record) for record in records}
         if not latest:
             return None
         widths = {len(v) for _, _, v, _ in latest.values() if v is not None}
@@ -324,13 +324,14 @@ class MnemosyneStorage:
         def plan(index: Index, write: Write) -> None:
             if widths and index.dimension is not None and index.dimension not in widths:
                 raise DimensionMismatchError(index.dimension, next(iter(widths)))
-            for record_id, (node_id, content, _, source) in latest.items():
+            for record_id, (node_id, content, _, record) in latest.items():
                 old = index.by_id.get(record_id)
                 if old is not None and old.node_id != node_id:
                     write.remove(old.node_id)
+                source = record.source
                 provenance = None if source is None else mnem.Provenance(source=source)
                 write.add(node_id, content, provenance=provenance)
-            write.message = describe(verb, list(latest))
+            write.message = describe(verb, [f"{r.scope} {r.id}" for *_, r in latest.values()])
 
         return plan
 
@@ -350,7 +351,7 @@ class MnemosyneStorage:
             gone = index.matching(scope_prefix, categories, record_ids, older_than, metadata_filter)
             for record in gone:
                 write.remove(record.node_id)
-            write.message = describe("delete", [record.id for record in gone])
+            write.message = describe("delete", [f"{r.scope} {r.id}" for r in gone])
             return len(gone)
 
         return plan
