@@ -5,8 +5,9 @@ store in a temporary folder):
 
     cd packages/mnem-crewai && uv run python ../../examples/crewai_memory.py
 
-Keep the store to look at afterwards with ``--store DIR`` (then ``mnem-history --store DIR
-log``). Every claim the script prints is also asserted, so it doubles as a test.
+Keep the store to look at afterwards with ``--store DIR``: the script then prints the
+``mnem-history`` commands that show it. Every claim the script prints is also asserted, so it
+doubles as a test.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shlex
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -96,15 +99,29 @@ def main(store: Path) -> None:
     print("second crew:", answer)
     assert answer == f"From memory: {FACT}"
     memory.close()
-    print(f"\nthe store:   {storage.path}  (mnem-history --store {storage.path} log)")
+
+
+def print_history_commands(store: Path | None) -> None:
+    """How to look at the store's history: ``mnem-history`` comes with the adapter."""
+    if store is None:
+        print("\nthis run's store was temporary; keep one with --store DIR, then look at it:")
+        where = "DIR"
+    else:
+        print("\nthe crew's memory, commit by commit:")
+        where = shlex.quote(str(store.resolve()))
+    beside = Path(sys.executable).with_name("mnem-history")
+    command = shlex.quote(str(beside)) if beside.exists() else "mnem-history"
+    print(f"  {command} --store {where} log")
+    print(f"  {command} --store {where} html --out history.html")
 
 
 if __name__ == "__main__":
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--store", type=Path, help="keep the store in this folder")
-    where = options.parse_args().store
-    if where is None:
+    kept = options.parse_args().store
+    if kept is None:
         with tempfile.TemporaryDirectory() as folder:
             main(Path(folder) / "crew-memory")
     else:
-        main(where)
+        main(kept)
+    print_history_commands(kept)

@@ -50,7 +50,7 @@ def fields_of(content: Any) -> dict[str, Any] | None:
     """A record's fields, metadata decoded and embedding as base64 text; ``None`` if not one."""
     if not (isinstance(content, dict) and content.get("format") == FORMAT):
         return None
-    found = {name: content.get(name) for name in FIELDS}
+    found: dict[str, Any] = {name: content.get(name) for name in FIELDS}
     categories = found["categories"]
     kinds_hold = (
         isinstance(found["content"], str)
