@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import subprocess
 import sys
 import textwrap
@@ -262,13 +263,52 @@ def test_filters_limit_and_min_score(storage: MnemosyneStorage) -> None:
     assert all(s >= scores[3] for _, s in storage.search(query, min_score=scores[3], limit=30))
 
 
-def test_a_query_of_another_dimension_is_crewais_mismatch_error(storage: MnemosyneStorage) -> None:
-    storage.save([record("x")])
-    with pytest.raises(EmbeddingDimensionMismatchError):
-        storage.search([0.1, 0.2])
+def vectors(width: int, content: str = "x") -> MemoryRecord:
+    return MemoryRecord(content=content, scope="/facts", embedding=[0.1] * width)
+
+
+def test_another_dimension_is_crewais_mismatch_error_everywhere(tmp_path: Path) -> None:
+    storage = MnemosyneStorage(tmp_path)
+    storage.save([vectors(4), vectors(4)])
+    with pytest.raises(EmbeddingDimensionMismatchError, match="4-dimensional") as raised:
+        storage.save([vectors(8)])
+    assert "8-dimensional" in str(raised.value)
+    assert "crewai reset-memories --memory" in str(raised.value)
     with pytest.raises(DimensionMismatchError):
-        storage.save([MemoryRecord(content="y", embedding=[0.1, 0.2])])
-    assert commit_count(storage.path) == 1
+        storage.save([vectors(4), vectors(8)])
+    with pytest.raises(EmbeddingDimensionMismatchError):
+        storage.search([0.1] * 8)
+    with pytest.raises(EmbeddingDimensionMismatchError):
+        storage.update(vectors(8))
+    storage.close()
+    reopened = MnemosyneStorage(tmp_path)
+    with pytest.raises(EmbeddingDimensionMismatchError):
+        reopened.save([vectors(8)])
+    assert len(reopened.search([0.1] * 4, limit=5)) == 2
+    assert commit_count(tmp_path) == 1
+    assert isinstance(raised.value, InvalidInputError)
+    assert not isinstance(raised.value, RuntimeError)
+    reopened.reset()
+    reopened.save([vectors(8, "after a reset, a new embedder")])
+    assert [r.content for r, _ in reopened.search([0.1] * 8)] == ["after a reset, a new embedder"]
+    with pytest.raises(DimensionMismatchError):
+        MnemosyneStorage(tmp_path / "fresh").save([vectors(4), vectors(8)])
+
+
+def test_a_background_save_of_another_dimension_reaches_the_caller(
+    storage: MnemosyneStorage,
+) -> None:
+    mem = memory(storage)
+    mem.remember("four", scope="/f", categories=[], importance=0.5, metadata={})
+    mem.embedder = lambda texts: [[0.1] * 8 for _ in texts]
+    mem._embedder_instance = mem.embedder
+    with pytest.raises(EmbeddingDimensionMismatchError):
+        mem.remember("eight", scope="/f", categories=[], importance=0.5, metadata={})
+    assert [r.content for r in storage.list_records()] == ["four"]
+
+
+def test_a_deep_copy_shares_the_storage(storage: MnemosyneStorage) -> None:
+    assert copy.deepcopy({"storage": storage})["storage"] is storage  # as Memory copies it
 
 
 def test_async_forms_agree_with_sync_ones(storage: MnemosyneStorage) -> None:

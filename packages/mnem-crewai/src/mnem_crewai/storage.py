@@ -10,7 +10,7 @@ matrix product, not a walk of the store.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -309,7 +309,7 @@ class MnemosyneStorage:
             return plan(self._current(), write)
 
     def _save_plan(
-        self, records: Iterable[MemoryRecord], verb: str
+        self, records: list[MemoryRecord], verb: str
     ) -> Callable[[Index, Write], None] | None:
         """Check and encode ``records`` now (nothing touched if one is refused); the write."""
         if not isinstance(records, (list, tuple)):
