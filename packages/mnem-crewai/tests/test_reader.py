@@ -100,6 +100,7 @@ def test_other_nodes_are_not_claimed(tmp_path: Path) -> None:
             "@crewai:/a:r2": {**good, "metadata": "[1]"},
             "@crewai:/a:r3": {**good, "embedding": "not base64!"},
             "@crewai:/a:b:r4": good,
+            "@crewai:/a:_r": good,
             "@langgraph:/a:r5": good,
             "/a:r6": good,
         },
@@ -131,3 +132,27 @@ def test_mnem_history_shows_the_records_without_crewai_or_the_adapter(tmp_path: 
     assert "/ops r1" in shown.stdout
     assert "Deploys happen on Tuesdays." in shown.stdout
     assert spec.FORMAT == "mnem-crewai/1"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+near_records = st.fixed_dictionaries(
+    {"format": st.just(spec.FORMAT)},
+    optional=dict.fromkeys(spec.FIELDS, json_values),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    content=near_records | json_values,
+    node_id=st.sampled_from(["@crewai:/a:r", "@crewai:/a:_x", "@crewai:r"]),
+)
+def test_any_node_reads_as_a_record_or_as_not_one(content: object, node_id: str) -> None:
+    node = mnem.MemoryNode(id=node_id, content=content)
+    found, decoded = read(node), records.decode(node)
+    assert (found is None) == (decoded is None)

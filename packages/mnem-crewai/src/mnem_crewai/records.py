@@ -153,7 +153,7 @@ def decode(node: mnem.MemoryNode) -> Stored | None:
     if ids is None:
         return None
     scope, record_id = ids
-    if scope.family != spec.FAMILY or len(scope.parts) != 1:
+    if scope.family != spec.FAMILY or len(scope.parts) != 1 or scope.node_id(record_id) != node.id:
         return None
     vector = None
     if found["embedding"] is not None:
