@@ -395,3 +395,32 @@ def test_use_after_close_is_the_closed_error(storage: MnemosyneStorage) -> None:
     storage.close()
     with pytest.raises(ClosedError):
         storage.count()
+
+
+def test_on_tiny_volumes_it_answers_as_on_one_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def run(path: Path) -> tuple[object, ...]:
+        storage = MnemosyneStorage(path)
+        for i in range(12):
+            storage.save([record(f"note {i}", f"/v/{i % 3}", id=f"r{i}")])
+        storage.delete(record_ids=["r1", "r7"])
+        storage.update(MemoryRecord(id="r4", content="moved", scope="/w", embedding=embed_one("x")))
+        storage.reset("/v/2")
+        # A write across volumes is a commit per volume: the newest is the whole write's state.
+        deleted = next(c.id for c in storage.history() if c.message.startswith("delete"))
+        found = (
+            [(r.id, round(s, 6)) for r, s in storage.search(embed_one("note 5"), limit=20)],
+            [r.id for r in storage.list_records()],
+            storage.list_scopes("/v"),
+            [r.id for r in storage.records_at(deleted)],
+            storage.why("r3").commit == next(c.id for c in storage.history() if "r3" in c.changes),
+        )
+        storage.close()
+        return found
+
+    one = run(tmp_path / "one")
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "4")
+    tiny = run(tmp_path / "tiny")
+    assert (tmp_path / "tiny" / ".mnem-volumes").is_dir()
+    assert tiny == one
