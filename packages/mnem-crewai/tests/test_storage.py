@@ -311,6 +311,14 @@ def test_a_deep_copy_shares_the_storage(storage: MnemosyneStorage) -> None:
     assert copy.deepcopy({"storage": storage})["storage"] is storage  # as Memory copies it
 
 
+def test_records_without_vectors_score_as_the_zero_vector(storage: MnemosyneStorage) -> None:
+    storage.save([MemoryRecord(content="no vector"), MemoryRecord(content="none either")])
+    found = storage.search([0.5, 0.5, 0.0])
+    assert [(r.embedding, s) for r, s in found] == [(None, pytest.approx(1 / 1.5))] * 2
+    storage.save([MemoryRecord(content="with one", embedding=[0.5, 0.5, 0.0])])
+    assert [r.content for r, _ in storage.search([0.5, 0.5, 0.0], limit=1)] == ["with one"]
+
+
 def test_async_forms_agree_with_sync_ones(storage: MnemosyneStorage) -> None:
     async def run() -> None:
         await storage.asave([record("async one", "/a"), record("async two", "/b")])

@@ -57,8 +57,8 @@ class Index:
     @cached_property
     def _vectors(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """Every record's vector as a row (zeros for none), and each row's squared norm."""
-        width = self.dimension or 0
-        matrix = np.zeros((len(self.records), width), dtype=np.float32)
+        width = self.dimension
+        matrix = np.zeros((len(self.records), width or 0), dtype=np.float32)
         for row, record in enumerate(self.records):
             if record.vector is not None and len(record.vector) == width:
                 matrix[row] = record.vector
@@ -82,11 +82,13 @@ class Index:
         ]
         if not rows or limit <= 0:
             return []
-        matrix, norms = self._vectors
         chosen = np.asarray(rows)
         q = query.astype(np.float64)
-        dots = (matrix @ query)[chosen].astype(np.float64)
-        distances = norms[chosen] - 2.0 * dots + q @ q
+        distances = np.full(len(rows), q @ q)  # every record without a vector: the zero vector
+        if self.dimension is not None:
+            matrix, norms = self._vectors
+            dots = (matrix @ query)[chosen].astype(np.float64)
+            distances += norms[chosen] - 2.0 * dots
         scores = 1.0 / (1.0 + np.maximum(distances, 0.0))
         if len(rows) > limit:
             top = np.argpartition(-scores, limit - 1)[:limit]
