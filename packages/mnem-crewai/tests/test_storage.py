@@ -319,6 +319,23 @@ def test_records_without_vectors_score_as_the_zero_vector(storage: MnemosyneStor
     assert [r.content for r, _ in storage.search([0.5, 0.5, 0.0], limit=1)] == ["with one"]
 
 
+def test_searches_between_writes_agree_with_a_fresh_reader(tmp_path: Path) -> None:
+    storage = MnemosyneStorage(tmp_path)
+    query = embed_one("note 3 of the day")
+    for i in range(40):
+        storage.save([record(f"note {i} of the day", f"/d/{i % 4}", id=f"r{i}")])
+        if i % 7 == 3:
+            storage.update(record(f"note {i} changed", "/d/9", id=f"r{i // 2}"))
+        if i % 11 == 5:
+            storage.delete(record_ids=[f"r{i - 1}"])
+        fresh = MnemosyneStorage(tmp_path)
+        assert [(r.id, s) for r, s in storage.search(query, limit=8)] == [
+            (r.id, s) for r, s in fresh.search(query, limit=8)
+        ]
+        fresh.close()
+    storage.close()
+
+
 def test_async_forms_agree_with_sync_ones(storage: MnemosyneStorage) -> None:
     async def run() -> None:
         await storage.asave([record("async one", "/a"), record("async two", "/b")])

@@ -1,13 +1,15 @@
 """The records of one store version, indexed for CrewAI's reads: scopes, filters, vectors.
 
 An :class:`Index` is built from the mirror once per version and never changed, so
-readers in many threads share it without a lock. Scores are CrewAI's default
+readers in many threads share it; its vectors are rows of a :class:`Rows` matrix, which
+the next version's index extends in place when records were only appended. Scores are CrewAI's default
 storage's: ``1 / (1 + d)`` for ``d`` the squared Euclidean distance between float32
 vectors, a record without a vector counting as the zero vector.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import cached_property
@@ -42,27 +44,73 @@ def child_scopes(paths: Iterable[str], parent: str) -> list[str]:
     )
 
 
-class Index:
-    """Every record of one store version, by id, with a matrix of their vectors."""
+class Rows:
+    """A growing float32 matrix of vectors and their squared norms, shared by the indexes of
+    successive versions that only appended records: each reads its own first rows, which
+    later appends never touch."""
 
-    def __init__(self, records: Iterable[Stored]) -> None:
+    def __init__(self, records: tuple[Stored, ...], width: int) -> None:
+        self.width = width
+        self.used = 0
+        self.matrix = np.zeros((max(64, 2 * len(records)), width), dtype=np.float32)
+        self.norms = np.zeros(len(self.matrix), dtype=np.float64)
+        self.lock = threading.Lock()
+        self.append(records)
+
+    def append(self, records: tuple[Stored, ...]) -> None:
+        """Put ``records`` after the rows used (a record without a vector is a row of zeros)."""
+        end = self.used + len(records)
+        if end > len(self.matrix):
+            grown = np.zeros((2 * end, self.width), dtype=np.float32)
+            grown[: self.used] = self.matrix[: self.used]
+            norms = np.zeros(2 * end, dtype=np.float64)
+            norms[: self.used] = self.norms[: self.used]
+            self.matrix, self.norms = grown, norms
+        for row, record in enumerate(records, self.used):
+            vector = record.vector
+            if vector is not None and len(vector) == self.width:
+                self.matrix[row] = vector
+                wide = vector.astype(np.float64)
+                self.norms[row] = float(wide @ wide)
+        self.used = end
+
+
+class Index:
+    """Every record of one store version, by id, with a matrix of their vectors.
+
+    Given the index of the version before, whose rows are built, and only records appended
+    since, it appends their rows to the same :class:`Rows` at once; otherwise it builds its
+    rows when first searched.
+    """
+
+    def __init__(self, records: Iterable[Stored], before: Index | None = None) -> None:
         self.records = tuple(records)
         self.by_id: Mapping[str, Stored] = {record.id: record for record in self.records}
+        self._rows: Rows | None = None
+        self._lock = threading.Lock()
+        rows = None if before is None else before._rows
+        old = () if before is None else before.records
+        if rows is None or len(old) > len(self.records) or self.dimension not in (None, rows.width):
+            return
+        if any(a is not b for a, b in zip(old, self.records[: len(old)], strict=True)):
+            return
+        with rows.lock:
+            if rows.used == len(old):
+                rows.append(self.records[len(old) :])
+                self._rows = rows
 
     @cached_property
     def dimension(self) -> int | None:
         """The length of the stored vectors (the first found), None if there are none."""
         return next((len(r.vector) for r in self.records if r.vector is not None), None)
 
-    @cached_property
     def _vectors(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """Every record's vector as a row (zeros for none), and each row's squared norm."""
-        width = self.dimension
-        matrix = np.zeros((len(self.records), width or 0), dtype=np.float32)
-        for row, record in enumerate(self.records):
-            if record.vector is not None and len(record.vector) == width:
-                matrix[row] = record.vector
-        return matrix, np.einsum("ij,ij->i", matrix, matrix, dtype=np.float64)
+        with self._lock:
+            if self._rows is None:
+                self._rows = Rows(self.records, self.dimension or 0)
+            rows, count = self._rows, len(self.records)
+        return rows.matrix[:count], rows.norms[:count]
 
     def search(
         self,
@@ -86,7 +134,7 @@ class Index:
         q = query.astype(np.float64)
         distances = np.full(len(rows), q @ q)  # every record without a vector: the zero vector
         if self.dimension is not None:
-            matrix, norms = self._vectors
+            matrix, norms = self._vectors()
             dots = (matrix @ query)[chosen].astype(np.float64)
             distances += norms[chosen] - 2.0 * dots
         scores = 1.0 / (1.0 + np.maximum(distances, 0.0))

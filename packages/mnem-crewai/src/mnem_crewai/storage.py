@@ -286,7 +286,8 @@ class MnemosyneStorage:
         version = self._mirror.version
         known = self._index
         if known is None or known[0] != version:
-            known = (version, Index(self._mirror.values.values()))
+            before = None if known is None else known[1]
+            known = (version, Index(self._mirror.values.values(), before))
             self._index = known
         return known[1]
 
