@@ -121,7 +121,8 @@ class Index:
         limit: int,
         min_score: float,
     ) -> list[tuple[Stored, float]]:
-        """The ``limit`` records nearest ``query`` that pass the filters, best first."""
+        """The ``limit`` records nearest ``query`` that pass the filters, best first (ties by id,
+        so every process answers alike)."""
         inside = within(scope_prefix)
         rows = [
             row
@@ -138,11 +139,14 @@ class Index:
             dots = (matrix @ query)[chosen].astype(np.float64)
             distances += norms[chosen] - 2.0 * dots
         scores = 1.0 / (1.0 + np.maximum(distances, 0.0))
-        if len(rows) > limit:
-            top = np.argpartition(-scores, limit - 1)[:limit]
+        if len(rows) > limit:  # the limit best, and every record tying with the last of them
+            top = np.flatnonzero(
+                scores >= np.partition(scores, len(rows) - limit)[len(rows) - limit]
+            )
         else:
             top = np.arange(len(rows))
-        ordered = top[np.argsort(-scores[top], kind="stable")]
+        records = self.records
+        ordered = sorted(top, key=lambda i: (-scores[i], records[rows[i]].id))[:limit]
         return [
             (self.records[rows[i]], float(scores[i])) for i in ordered if scores[i] >= min_score
         ]
