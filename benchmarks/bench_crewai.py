@@ -8,7 +8,8 @@ embedder's size, saved ten at a time, the LanceDB table compacted afterwards) an
 in the same rounds:
 
 * ``save`` of one record;
-* ``search`` with ``limit=10``, over the whole store and within one scope of ten.
+* ``search`` with ``limit=10``, over the whole store and within one scope of ten;
+* a save followed by a search, as CrewAI's encoding flow alternates them.
 
 It is not in ``harness.SCRIPTS``: ``run_all.py`` and ``report.py`` run in the workspace's
 environment, which cannot hold crewai.
@@ -114,7 +115,7 @@ async def bench(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
                 op="search" if scope is None else "search_scope",
             )
         )
-    fresh = iter(range(n, n + 10 * (plan.saves + 10)))
+    fresh = iter(range(n, n + 10 * (2 * plan.saves + 10)))
     engine = await engine_calls(lambda: ours.save([make(next(fresh))]), 3)
     steps = {
         "mnemosyne": sync_step(lambda _: ours.save([make(next(fresh))])),
@@ -129,6 +130,21 @@ async def bench(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
             engine=engine,
             n=n,
             op="save",
+        )
+    )
+
+    def save_then_search(storage: Any) -> Step:  # CrewAI's encoding: look for similar, then save
+        return sync_step(lambda _: (storage.save([make(next(fresh))]), storage.search(query)))
+
+    steps = {"mnemosyne": save_then_search(ours), "lancedb": save_then_search(theirs)}
+    samples = await interleave(steps, plan.saves, label=f"save then search n={n}")
+    rows.append(
+        case(
+            f"save one record, then search (limit 10), n={n:,}",
+            samples,
+            "mnemosyne/lancedb",
+            n=n,
+            op="save_then_search",
         )
     )
     ours.close()
