@@ -194,10 +194,11 @@ def test_every_write_is_one_commit_and_deletes_are_tombstones(storage: Mnemosyne
     first = record("kept in history", "/h", source="user-1")
     storage.save([first])
     storage.save([record("second", "/h"), record("third", "/h")])
+    assert storage.delete(record_ids=[]) == 0  # no ids given is no record (LanceDB: every one)
     storage.update(first.model_copy(update={"content": "changed"}))
     assert storage.delete(record_ids=[first.id]) == 1
     storage.reset()
-    storage.delete(scope_prefix="/nothing-here")  # nothing matched: no commit
+    assert storage.delete(scope_prefix="/nothing-here") == 0  # nothing matched: no commit
     log = storage.history()
     assert [c.message.split()[0] for c in log] == ["reset", "delete", "update", "save", "save"]
     assert commit_count(storage.path) == 5
