@@ -49,7 +49,17 @@ SCRIPTS = (
     "history",
     "growth",
 )
-FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "agent", "matplotlib"}
+FAMILIES = {
+    "mnem",
+    "autogen",
+    "langgraph",
+    "mcp",
+    "openai",
+    "agent",
+    "matplotlib",
+    "crewai",
+    "lancedb",
+}
 
 Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""

@@ -71,7 +71,9 @@ def test_an_unreleased_package_says_so_at_the_top_and_installs_from_built_wheels
     lines = readme.read_text(encoding="utf-8").splitlines()
     headings = [n for n, line in enumerate(lines, 1) if line.startswith("## ")]
     assert int(own[0].rsplit(":", 1)[1]) < headings[1], "the notice is at the top"
-    assert f"uv build --package {package} --no-sources --out-dir dist" in "\n".join(lines)
+    built = f"uv build --package {package} --no-sources --out-dir dist"
+    by_path = f"uv build packages/{package} --no-sources --out-dir dist"  # outside the workspace
+    assert built in "\n".join(lines) or by_path in "\n".join(lines)
     with pytest.raises(ValueError, match="notices are still there"):
         readme_install.pinned(package, "9.9.9", ROOT)
 

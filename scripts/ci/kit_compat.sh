@@ -18,7 +18,7 @@ export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 KIT=mnem-adapter-kit
-ADAPTERS=(mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework)
+ADAPTERS=(mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework mnem-crewai)
 
 # A shallow clone may lack the release tags: fetch them, or say loudly that they may be missing.
 if [ "$(git rev-parse --is-shallow-repository)" = true ] && ! git fetch --quiet --tags origin; then

@@ -20,7 +20,7 @@ export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 KIT=mnem-adapter-kit
-PACKAGES=("$KIT" mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework)
+PACKAGES=("$KIT" mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework mnem-crewai)
 ONLY=" ${MNEM_LOWEST_ONLY:-${PACKAGES[*]} workspace} "
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-lowest.XXXXXX")

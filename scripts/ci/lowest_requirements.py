@@ -40,7 +40,9 @@ def load(path: Path) -> dict[str, Any]:
 def members() -> dict[str, tuple[Path, dict[str, Any]]]:
     root = load(Path("pyproject.toml"))
     found = {}
-    for pattern in root["tool"]["uv"]["workspace"]["members"]:
+    workspace = root["tool"]["uv"]["workspace"]
+    # An excluded project (mnem-crewai: its own lock) is tested at its floors all the same.
+    for pattern in [*workspace["members"], *workspace.get("exclude", [])]:
         for directory in sorted(Path().glob(pattern)):
             project = load(directory / "pyproject.toml")["project"]
             found[canonicalize_name(project["name"])] = (directory, project)

@@ -1,7 +1,8 @@
 """Shared core of the Mnemosyne adapter family: one door per store, ids, values, mirrors.
 
 Internal to the adapters (``mnem-autogen``, ``mnem-langgraph``, ``mnem-mcp``,
-``mnem-openai-agents``, ``mnem-agent-framework``); their users never need to import it.
+``mnem-openai-agents``, ``mnem-agent-framework``, ``mnem-crewai``); their users never need to
+import it.
 What an adapter may use is ``__all__`` here and in the public modules :mod:`.errors`
 (the taxonomy), :mod:`.history` (history reads), :mod:`.numbered` (a list memory's
 layout), :mod:`.formats` (the other adapters' storage formats), :mod:`.view`

@@ -11,6 +11,7 @@ what it writes reads back here as its own decoder reads it.
 | reader | format | module |
 | --- | --- | --- |
 | ``autogen`` | list memory items (``mnem-autogen/1``), also written by Agent Framework's context provider | :mod:`mnem_adapter_kit.numbered` |
+| ``crewai`` | CrewAI memory records (``mnem-crewai/1``) | :mod:`.crewai` |
 | ``langgraph`` | LangGraph store items (``mnem-langgraph/1``) | :mod:`.langgraph` |
 | ``mcp`` | the MCP server's nodes (plain ids, plain JSON) | :mod:`.mcp` |
 | ``knowledge-graph`` | the MCP server's knowledge graph (``mnem-knowledge-graph/1``) | :mod:`.knowledge_graph` |
@@ -23,11 +24,12 @@ from collections.abc import Mapping
 
 from .. import numbered
 from ..view import Reader
-from . import knowledge_graph, langgraph, mcp, sessions
+from . import crewai, knowledge_graph, langgraph, mcp, sessions
 
 READERS: Mapping[str, Reader] = {
     "agent-framework": sessions.AGENT_FRAMEWORK.read,
     "autogen": numbered.read,
+    "crewai": crewai.read,
     "knowledge-graph": knowledge_graph.read,
     "langgraph": langgraph.read,
     "mcp": mcp.read,
@@ -35,4 +37,4 @@ READERS: Mapping[str, Reader] = {
 }
 """The view's readers by name. They claim disjoint sets of nodes; the rest are foreign."""
 
-__all__ = ["READERS", "knowledge_graph", "langgraph", "mcp", "sessions"]
+__all__ = ["READERS", "crewai", "knowledge_graph", "langgraph", "mcp", "sessions"]
