@@ -131,7 +131,7 @@ class Batch:
     @staticmethod
     def _look(route: Route, engine: mnem.Store) -> None:
         shard = route.shard
-        snapshot = route.snapshot = shard.view.at_head(engine)
+        snapshot = route.snapshot = shard.view.at_head(engine, kept=bool(route.reads))
         route.live = shard.expiry.checker(snapshot, clock.now_ms())
         route.changes = [
             w for w in route.writes if w.prepared is not None or w.node_id in snapshot.items

@@ -51,15 +51,23 @@ class ItemView:
         self._with_ttl: dict[str, Stored] = {}
         """Every item with a TTL decoded since the last snapshot, some no longer current."""
 
-    def at_head(self, engine: mnem.Store) -> Snapshot:
-        """The items at the store's HEAD commit."""
+    def at_head(self, engine: mnem.Store, *, kept: bool = True) -> Snapshot:
+        """The items at the store's HEAD commit.
+
+        ``kept=False``: for use inside the caller's section only (a write whose batch
+        reads nothing afterwards): the mirror's live values, neither frozen nor cached, so
+        the write's own commit need not copy them.
+        """
         values = self.mirror.sync(engine)
         snapshot = self._snapshot
-        if snapshot is None or snapshot.commit != self.mirror.commit:
-            current = {i: s for i, s in self._with_ttl.items() if values.get(i) is s}
-            self._with_ttl = current
-            snapshot = Snapshot(self.mirror.commit, self.mirror.frozen(), list(current.values()))
-            self._snapshot = snapshot
+        if snapshot is not None and snapshot.commit == self.mirror.commit:
+            return snapshot
+        current = {i: s for i, s in self._with_ttl.items() if values.get(i) is s}
+        self._with_ttl = current
+        if not kept:
+            return Snapshot(self.mirror.commit, values, list(current.values()))
+        snapshot = Snapshot(self.mirror.commit, self.mirror.frozen(), list(current.values()))
+        self._snapshot = snapshot
         return snapshot
 
     def _decode(self, node: mnem.MemoryNode) -> Stored | None:
