@@ -98,8 +98,25 @@ readmes "$WORK/autogen-mcp/bin/python" --snippet-env autogen-mcp
 cd "$ROOT"
 bash scripts/ci/sdist_tests.sh "$DIST"
 
+# mnem-crewai is outside the workspace (crewai's pins): built by path, checked as the others,
+# then installed beside the kit's wheel in an environment of its own, where its worked
+# example runs from the wheel.
+CREWAI=$WORK/crewai
+say "mnem-crewai: wheel and sdist (uv build packages/mnem-crewai --no-sources), checked"
+uv build --quiet packages/mnem-crewai --no-sources --out-dir "$CREWAI/dist"
+uvx --python "$PYTHON" --from 'twine>=6.1' twine check --strict "$CREWAI"/dist/*
+uvx --python "$PYTHON" --from 'check-wheel-contents>=0.6.3' check-wheel-contents \
+    --package packages/mnem-crewai/src/mnem_crewai "$CREWAI"/dist/mnem_crewai-*.whl
+cp examples/crewai_memory.py "$CREWAI/"
+uv venv --quiet --python "$PYTHON" "$CREWAI/venv"
+uv pip install --quiet --python "$CREWAI/venv/bin/python" "$CREWAI"/dist/mnem_crewai-*.whl \
+    "$(ls "$DIST"/mnem_adapter_kit-*.whl)"
+uv pip check --python "$CREWAI/venv/bin/python"
+say "worked example from the wheel: examples/crewai_memory.py"
+(cd "$CREWAI" && "$CREWAI/venv/bin/python" -I crewai_memory.py | sed 's/^/   | /')
+
 say "built distributions"
-for artifact in "$DIST"/*.whl "$DIST"/*.tar.gz; do
+for artifact in "$DIST"/*.whl "$DIST"/*.tar.gz "$CREWAI"/dist/*; do
     printf '   %-48s %8s bytes\n' "$(basename "$artifact")" "$(wc -c <"$artifact" | tr -d ' ')"
 done
 say "wheels.sh passed in $((SECONDS - started))s"
