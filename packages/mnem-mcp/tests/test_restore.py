@@ -7,16 +7,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from autogen_core.memory import MemoryContent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from mnem_autogen import MnemosyneMemory
 from mnem_mcp import StoreSettings, build_server
 
 if TYPE_CHECKING:
     from conftest import Connect, Session
+
+
+def autogen() -> tuple[Any, Any]:
+    """AutoGen's ``MemoryContent`` and ``MnemosyneMemory``: the workspace has them, an unpacked
+    sdist's environment (mnem-mcp's test group alone) does not."""
+    content = pytest.importorskip("autogen_core.memory").MemoryContent
+    return content, pytest.importorskip("mnem_autogen").MnemosyneMemory
 
 
 async def nodes(session: Session, at: str | None = None) -> list[Any]:
@@ -63,6 +68,7 @@ async def test_a_restore_to_an_unknown_commit_fails_and_writes_nothing(connect: 
 async def test_a_restore_leaves_adapter_memories_on_the_store_alone(
     connect: Connect, store: Path
 ) -> None:
+    MemoryContent, MnemosyneMemory = autogen()
     async with connect() as session:
         start = (await session.ok("remember", node_id="a", content=1))["commit"]["commit"]
     memory = MnemosyneMemory("notes", store)
@@ -162,6 +168,7 @@ async def test_restore_graph_undoes_graph_changes_and_numbers_stay_given(connect
 async def test_with_adapter_ids_a_restore_reaches_adapter_items_but_never_their_marks(
     connect: Connect, store: Path
 ) -> None:
+    MemoryContent, MnemosyneMemory = autogen()
     memory = MnemosyneMemory("notes", store)
     await memory.add(MemoryContent(content="one", mime_type="text/plain"))
     start = (await memory.history())[0].id
