@@ -9,6 +9,8 @@ Searches are compared by score (ties may list records in either order).
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
 from datetime import datetime, timedelta
 from typing import Any
@@ -66,13 +68,15 @@ class SameAsDefaultStorage(RuleBasedStateMachine):
 
     @initialize()
     def open_both(self) -> None:
-        self.ours = MnemosyneStorage(tempfile.mkdtemp(prefix="mnem-crewai-"))
-        self.theirs = LanceDBStorage(path=tempfile.mkdtemp(prefix="lancedb-"), vector_dim=DIM)
+        self.folder = tempfile.mkdtemp(prefix="mnem-crewai-differential-")
+        self.ours = MnemosyneStorage(os.path.join(self.folder, "ours"))
+        self.theirs = LanceDBStorage(path=os.path.join(self.folder, "lancedb"), vector_dim=DIM)
         self.made = 0
 
     def teardown(self) -> None:
         if hasattr(self, "ours"):
             self.ours.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _record(self, draw: dict[str, Any], record_id: str | None = None) -> MemoryRecord:
         self.made += 1
@@ -141,6 +145,18 @@ class SameAsDefaultStorage(RuleBasedStateMachine):
             "metadata_filter": meta,
             "older_than": cut,
         }
+        if cut is not None and scope not in (None, "/") and not (cats or meta):
+            # The default storage joins `scope LIKE .. OR scope = '/'` and `created_at < ..`
+            # with AND and no parentheses, so it deletes the scope whatever its age (README,
+            # "What differs"). Its scan path applies both; its own records say which are due.
+            rows = (
+                [] if self.theirs._table is None else self.theirs.list_records(scope, limit=10_000)
+            )
+            due = [r.id for r in rows if r.created_at < cut]
+            assert self.ours.delete(**kwargs) == len(due)
+            if due:  # an empty list would delete everything there
+                assert self.theirs.delete(record_ids=due) == len(due)
+            return
         assert self.ours.delete(**kwargs) == self.theirs.delete(**kwargs)
 
     @rule(scope=st.sampled_from([None, *SCOPES]))
