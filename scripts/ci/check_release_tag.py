@@ -3,7 +3,8 @@
 Usage: ``check_release_tag.py TAG [--dist DIR]``  (run from the workspace root)
        ``check_release_tag.py --package NAME``  (the tag NAME's current version would have)
 
-TAG is ``<package>-vX.Y.Z`` (``mnem-autogen-v0.1.0``). It must name a workspace member whose
+TAG is ``<package>-vX.Y.Z`` (``mnem-autogen-v0.1.0``). It must name a package of the
+repository (a workspace member, or a project the workspace excludes: mnem-crewai) whose
 ``[project].version`` is exactly X.Y.Z, whose ``__version__`` (if the package sets one) agrees,
 and whose CHANGELOG.md passes ``changelog.py`` with a ``## X.Y.Z - YYYY-MM-DD`` entry: a real
 date, not "unreleased", "TBD" or a day to come. A final release (not ``--package``, not a
@@ -35,11 +36,13 @@ TAG = re.compile(r"^(?P<package>[a-z][a-z0-9-]*?)-v(?P<version>\d+\.\d+\.\d+(?:(
 DUNDER_VERSION = re.compile(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
 
 
-def members() -> dict[str, Path]:
+def packages() -> dict[str, Path]:
+    """Every package this repository releases: the workspace's members and the projects it
+    excludes (mnem-crewai, with a lock of its own), by name."""
     with open("pyproject.toml", "rb") as file:
-        root: dict[str, Any] = tomllib.load(file)
+        workspace: dict[str, Any] = tomllib.load(file)["tool"]["uv"]["workspace"]
     found = {}
-    for pattern in root["tool"]["uv"]["workspace"]["members"]:
+    for pattern in [*workspace["members"], *workspace.get("exclude", [])]:
         for directory in Path().glob(pattern):
             with open(directory / "pyproject.toml", "rb") as file:
                 found[tomllib.load(file)["project"]["name"]] = directory
@@ -98,9 +101,9 @@ def main() -> int:
     if (args.tag is None) == (args.package is None):
         parser.error("give a TAG or --package NAME")
     if args.package:
-        directory = members().get(args.package)
+        directory = packages().get(args.package)
         if directory is None:
-            parser.error(f"{args.package!r} is not a workspace package: {sorted(members())}")
+            parser.error(f"{args.package!r} is not a package here: {sorted(packages())}")
         with open(directory / "pyproject.toml", "rb") as file:
             args.tag = f"{args.package}-v{tomllib.load(file)['project']['version']}"
 
@@ -109,9 +112,9 @@ def main() -> int:
         print(f"error: tag {args.tag!r} is not <package>-vX.Y.Z", file=sys.stderr)
         return 1
     package, version = match["package"], match["version"]
-    known = members()
+    known = packages()
     if package not in known:
-        print(f"error: {package!r} is not a workspace package: {sorted(known)}", file=sys.stderr)
+        print(f"error: {package!r} is not a package here: {sorted(known)}", file=sys.stderr)
         return 1
     final = args.package is None and version.replace(".", "").isdigit()  # not a dry run, not rc
     problems = problems_with(package, version, known[package], args.dist, final=final)

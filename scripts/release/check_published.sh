@@ -20,6 +20,8 @@ source scripts/ci/lib.sh
 
 export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
+# mnem-crewai's README runs CrewAI: no telemetry or tracing from a release job.
+export CREWAI_DISABLE_TELEMETRY=true OTEL_SDK_DISABLED=true CREWAI_TRACING_ENABLED=false
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 INDEX=https://pypi.org/simple
 unset PIP_FIND_LINKS PIP_EXTRA_INDEX_URL PIP_INDEX_URL UV_FIND_LINKS UV_EXTRA_INDEX_URL UV_INDEX_URL

@@ -19,6 +19,8 @@ source scripts/ci/lib.sh
 
 export UV_PYTHON_DOWNLOADS=never
 export PYTHONUNBUFFERED=1
+# mnem-crewai's README runs CrewAI: no telemetry or tracing from a release job.
+export CREWAI_DISABLE_TELEMETRY=true OTEL_SDK_DISABLED=true CREWAI_TRACING_ENABLED=false
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
 
 shopt -s nullglob
