@@ -339,8 +339,12 @@ class RawStore:
         engine = self.engines.get(where)
         if engine is None:
             folder = self.path / where
-            made = (folder / ".mnem").is_dir()
-            engine = self.engines[where] = mnem.open(folder) if made else mnem.init(folder)
+            if not (folder / ".mnem").is_dir():  # a volume the write began, made outside the
+                with tempfile.TemporaryDirectory(dir=self.path.parent) as made:  # store (init
+                    mnem.init(made)  # refuses a folder inside one), then moved in
+                    folder.mkdir(parents=True, exist_ok=True)
+                    os.rename(Path(made) / ".mnem", folder / ".mnem")
+            engine = self.engines[where] = mnem.open(folder)
         for change in changes:
             if (node := change.new) is None:
                 engine.rm(change.id)
