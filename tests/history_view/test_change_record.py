@@ -24,7 +24,12 @@ from autogen_core.memory import MemoryContent
 from mcp import Client
 
 from mnem_adapter_kit import history, open_store
-from mnem_adapter_kit.testing.stores import Changes, changes_replayed_and_from_engine, write_foreign
+from mnem_adapter_kit.testing.stores import (
+    Changes,
+    changes_replayed_and_from_engine,
+    forget_cached_reads,
+    write_foreign,
+)
 from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
@@ -120,9 +125,7 @@ async def test_a_cold_history_walk_asks_the_engine_only_for_commits_the_record_m
 
     client = open_store(written.path, create=False, author="test")
     try:
-        for cache in vars(history).values():
-            if isinstance(cache, history.Lru):
-                cache.clear()
+        forget_cached_reads()
         with client.session() as engine:
             monkeypatch.setattr(history, "changes", counted)
             walked, _ = history.finish(history.commits_changing(engine, None))
@@ -210,9 +213,7 @@ def test_a_damaged_record_costs_speed_never_a_wrong_answer(tmp_path: Path) -> No
         replayed, truth = changes_replayed_and_from_engine(store)
         if not any(kind.startswith("rewrite") for kind in kinds):
             assert replayed == truth, (round_, kinds)
-        for cache in vars(history).values():
-            if isinstance(cache, history.Lru):
-                cache.clear()
+        forget_cached_reads()
         handle = open_store(store, create=False, author="test")
         with handle.session() as engine:
             head = engine.head_commit()
@@ -227,9 +228,7 @@ def test_a_damaged_record_costs_speed_never_a_wrong_answer(tmp_path: Path) -> No
 
 def cold() -> None:
     """Forget every history cache of this process, as a new process would start."""
-    for cache in vars(history).values():
-        if isinstance(cache, history.Lru):
-            cache.clear()
+    forget_cached_reads()
 
 
 @pytest.mark.parametrize(

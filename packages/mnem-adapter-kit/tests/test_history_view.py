@@ -17,8 +17,8 @@ import pytest
 
 from mnem_adapter_kit import open_store
 from mnem_adapter_kit.errors import InvalidRefError
+from mnem_adapter_kit.formats import Reading
 from mnem_adapter_kit.testing.stores import commits, write_foreign
-from mnem_adapter_kit.view import Reading
 from mnem_adapter_kit.view import _cli as cli
 from mnem_adapter_kit.view import _page as page
 from mnem_adapter_kit.view import _readers as readers

@@ -5,8 +5,8 @@ Internal to the adapters (``mnem-autogen``, ``mnem-langgraph``, ``mnem-mcp``,
 import it.
 What an adapter may use is ``__all__`` here and in the public modules :mod:`.errors`
 (the taxonomy), :mod:`.history` (history reads), :mod:`.numbered` (a list memory's
-layout), :mod:`.formats` (the other adapters' storage formats), :mod:`.view`
-(``mnem-history``'s readings) and :mod:`.testing` (the conformance kit, installed
+layout), :mod:`.formats` (every adapter's storage format and its ``Reading``), :mod:`.view`
+(the ``mnem-history`` command) and :mod:`.testing` (the conformance kit, installed
 with the ``testing`` extra). Every other module is private.
 """
 

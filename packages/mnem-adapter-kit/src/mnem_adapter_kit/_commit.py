@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,9 +34,9 @@ import mnem
 from . import _record
 from ._ids import check_id, is_scope_id, parse
 from ._paths import STORE_DIR, open_regular, read_regular
+from ._reads import CommitRecord, finish, state
 from ._values import check_text
 from .errors import CorruptStoreError, StoreError
-from .history import CommitRecord, finish, restore_message, state
 
 JOURNAL_NAME = "adapter-write.pending"
 MESSAGE_NAMES = 5
@@ -43,6 +44,30 @@ MESSAGE_NAMES = 5
 
 Stage = Callable[..., Any]
 """An engine call made on behalf of a write: ``stage("add", node_id, content, ...)``."""
+
+
+_RESTORE = re.compile(
+    r"restore (?P<what>.+) to (?P<commit>[0-9a-f]{8,}): (?P<tally>[-+~0-9, a-z()]+)"
+)
+
+
+def restore_message(what: str, target: str, removed: int, added: int, changed: int = 0) -> str:
+    """The message of a restore commit, which :func:`restored_to` recognises.
+
+    ``what`` names what was restored (a memory, a namespace prefix, ``the memory``),
+    ``target`` is the commit it was restored to.
+    """
+    tally = f"-{removed} item{'' if removed == 1 else 's'}, +{added}"
+    return f"restore {what} to {target}: {tally}" + (f", ~{changed}" if changed else "")
+
+
+def restored_to(message: str) -> tuple[str, str, str] | None:
+    """What a restore commit's message names: ``(what, target commit, tally)``; None for others.
+
+    Only the first line counts: a caller's own words may follow it.
+    """
+    found = _RESTORE.fullmatch(message.split("\n", 1)[0])
+    return None if found is None else (found["what"], found["commit"], found["tally"])
 
 
 def now_ms() -> int:

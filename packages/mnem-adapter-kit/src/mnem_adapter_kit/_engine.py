@@ -27,7 +27,7 @@ that path shares it (:func:`claim`):
   sides. Dropping a copied handle would unlock the parent's lock. Every at-fork
   hook of the kit is at the end of this module.
 
-Operations see the engine through :class:`_Engine`, typed as ``mnem.Store``, which
+Operations see the engine through :class:`SectionEngine`, typed as ``mnem.Store``, which
 forgets the handle when the operation ends, so a kept reference or traceback locks
 nothing.
 """
@@ -125,7 +125,7 @@ Observer = Callable[[str, str, int, int], None]
 observer: Observer | None = None
 
 
-class _Engine:
+class SectionEngine:
     """The engine store for one operation; every attribute is the live handle's.
 
     Engine calls go through :meth:`_invoke`, which keeps what the handle knows,
@@ -601,7 +601,7 @@ def written_between(engine: mnem.Store, base: str, head: str) -> list[Committed]
     """The writes through this process's handle that lead from ``base`` to ``head``, oldest
     first; None unless every commit between them is one of them (another process's commit,
     a merge or a checkout elsewhere leave a gap)."""
-    handle = getattr(engine, "_handle", None) if isinstance(engine, _Engine) else None
+    handle = getattr(engine, "_handle", None) if isinstance(engine, SectionEngine) else None
     if handle is None:
         return None
     found: list[Committed] = []

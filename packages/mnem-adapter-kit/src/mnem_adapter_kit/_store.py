@@ -35,7 +35,7 @@ import mnem
 
 from . import _engine
 from ._commit import Write
-from ._engine import SLICE, Handle, _Engine
+from ._engine import SLICE, Handle, SectionEngine
 from ._mirror import Mirror
 from ._paths import STORE_DIR, store_root
 from ._record import RECORD_NAME
@@ -237,7 +237,7 @@ class Store:
         """A walk's sections, each run to its end or its first pause after :data:`SLICE`
         (async: to its next pause), with the turn kept while nobody waits."""
         handle = self._live()
-        engine = _Engine(handle)
+        engine = SectionEngine(handle)
         steps = job(cast(mnem.Store, engine))
         try:
             while True:
@@ -360,7 +360,7 @@ class _Section:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._handle: Handle | None = None
-        self._engine: _Engine | None = None
+        self._engine: SectionEngine | None = None
 
     def __enter__(self) -> Any:
         return self._begin(_block(self._store, self._store._admit(threading.get_ident())))
@@ -382,7 +382,7 @@ class _Section:
 
     def _begin(self, handle: Handle) -> Any:
         self._handle = handle
-        self._engine = _Engine(handle)
+        self._engine = SectionEngine(handle)
         return self._engine
 
     def _end(self, exc: BaseException | None, *, raise_it: bool) -> None:

@@ -33,7 +33,6 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
 
 __all__ = [
     "ERROR_CLASSES",
-    "ERROR_CODES",
     "BusyError",
     "ClosedError",
     "ConflictError",

@@ -24,17 +24,14 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Generic, Literal, TypeVar, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar, cast
 
 import mnem
 
 from . import _record as changelog
+from ._commit import restored_to
+from ._reads import ChangeKind, CommitRecord, Lru, Walk, finish, from_ms, state
 from .errors import InvalidRefError
 
 __all__ = [
@@ -52,17 +49,13 @@ __all__ = [
     "node_commits",
     "origin",
     "record",
-    "restore_message",
     "restored_to",
     "since_when",
     "state",
 ]
 
-K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
-ChangeKind = Literal["added", "modified", "removed"]
-Walk = Generator[None, None, V]
 
 PAUSE_EVERY = 256
 """A walk over commits it has all cached still pauses this often, to keep each hold short."""
@@ -70,110 +63,11 @@ PRIME_AFTER = 32
 """A walk meeting more uncached commits than this reads the kit's change record first."""
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _BRANCH_HEAD = "ref: "
-
-
-_RESTORE = re.compile(
-    r"restore (?P<what>.+) to (?P<commit>[0-9a-f]{8,}): (?P<tally>[-+~0-9, a-z()]+)"
-)
-
-
-def restore_message(what: str, target: str, removed: int, added: int, changed: int = 0) -> str:
-    """The message of a restore commit, which :func:`restored_to` recognises.
-
-    ``what`` names what was restored (a memory, a namespace prefix, ``the memory``),
-    ``target`` is the commit it was restored to.
-    """
-    tally = f"-{removed} item{'' if removed == 1 else 's'}, +{added}"
-    return f"restore {what} to {target}: {tally}" + (f", ~{changed}" if changed else "")
-
-
-def restored_to(message: str) -> tuple[str, str, str] | None:
-    """What a restore commit's message names: ``(what, target commit, tally)``; None for others.
-
-    Only the first line counts: a caller's own words may follow it.
-    """
-    found = _RESTORE.fullmatch(message.split("\n", 1)[0])
-    return None if found is None else (found["what"], found["commit"], found["tally"])
-
-
-def from_ms(ms: int) -> datetime:
-    """A timezone-aware UTC datetime from engine milliseconds, without float rounding."""
-    return _EPOCH + timedelta(milliseconds=ms)
-
-
-@dataclass(frozen=True)
-class CommitRecord:
-    """One commit: who, when, why, and its parents (the first one is its branch's)."""
-
-    id: str
-    parents: tuple[str, ...]
-    time_ms: int
-    author: str
-    message: str
-
-    @property
-    def time(self) -> datetime:
-        return from_ms(self.time_ms)
-
-    @classmethod
-    def of(cls, commit: mnem.Commit) -> CommitRecord:
-        return cls(commit.id, tuple(commit.parents), commit.time, commit.author, commit.message)
-
-
-class Lru(Generic[K, V]):
-    """A thread-safe least-recently-used map bounded by a total weight.
-
-    For results derived from immutable engine objects (keyed by commit id), which
-    adapters may cache per process as this module does.
-    """
-
-    def __init__(self, budget: int, weigh: Callable[[V], int] = lambda _: 1) -> None:
-        self._budget = budget
-        self._weigh = weigh
-        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
-        self._weight = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is None:
-                return None
-            self._items.move_to_end(key)
-            return found[0]
-
-    def drop(self, key: K) -> None:
-        """Forget ``key`` (a value found to be wrong)."""
-        with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._weight -= old[1]
-
-    def clear(self) -> None:
-        """Forget everything (for measuring cold reads)."""
-        with self._lock:
-            self._items.clear()
-            self._weight = 0
-
-    def put(self, key: K, value: V) -> V:
-        weight = self._weigh(value)
-        with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._weight -= old[1]
-            self._items[key] = (value, weight)
-            self._weight += weight
-            while self._weight > self._budget and len(self._items) > 1:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self._weight -= dropped
-        return value
 
 
 _changes: Lru[str, Mapping[str, ChangeKind]] = Lru(1_000_000, lambda c: 1 + len(c))
 _chains: Lru[str, tuple[CommitRecord, ...]] = Lru(50_000, len)
-_states: Lru[str, dict[str, mnem.MemoryNode]] = Lru(200_000, lambda s: 1 + len(s))
 _node_changes: Lru[str, tuple[mnem.NodeChange, ...]] = Lru(200_000, lambda c: 1 + len(c))
 _origins: Lru[tuple[str, str], mnem.Blame] = Lru(100_000)
 _primed: Lru[tuple[str, bool], bool] = Lru(10_000)
@@ -190,22 +84,6 @@ def changes(engine: mnem.Store, commit: str) -> Mapping[str, ChangeKind]:
     found = _changes.get(commit)
     if found is None:
         found = _changes.put(commit, _kinds(engine.changed_by(commit)))
-    return found
-
-
-def state(engine: mnem.Store, commit: str) -> Mapping[str, mnem.MemoryNode]:
-    """Every node as of ``commit`` (shared: do not modify what it returns).
-
-    HEAD's state is read as the working memory when nothing is staged: that read needs no
-    lookup of the commit, which scans every object of the store.
-    """
-    found = _states.get(commit)
-    if found is None:
-        at_head = commit == engine.head_commit()
-        if at_head and not engine.staged() and not engine.staged_deletions():
-            found = _states.put(commit, engine.working_memory())
-        else:
-            found = _states.put(commit, engine.state_at(commit))
     return found
 
 
@@ -248,15 +126,6 @@ def branch_of(engine: mnem.Store) -> str | None:
     """The branch HEAD is on, or ``None`` when HEAD is detached."""
     head = engine.head()
     return head[len(_BRANCH_HEAD) :] if head.startswith(_BRANCH_HEAD) else None
-
-
-def finish(walk: Walk[V]) -> V:
-    """Run a walk to its end without pausing (inside one section)."""
-    while True:
-        try:
-            next(walk)
-        except StopIteration as done:
-            return cast(V, done.value)
 
 
 def record(engine: mnem.Store, commit: str) -> CommitRecord | None:

@@ -28,21 +28,19 @@ from typing import Any, Generic, Protocol, TypeVar
 import mnem
 
 from . import _branching, history
-from ._commit import Write, describe
+from ._commit import Write, describe, restore_message
 from ._ids import SEPARATOR, Scope, is_scope_id, unescape
 from ._mirror import Mirror
+from ._reading import Reading
 from ._store import Store
 from ._values import check_text, from_json_text
 from .errors import InvalidInputError, NotFoundError
 from .history import ChangeKind, CommitRecord, Lru
-from .view import Reading
 
 __all__ = [
-    "CONTEXT_HEADER",
     "DEFAULT_NAME",
     "DEFAULT_ROOT",
     "FORMAT",
-    "KINDS",
     "MAIN",
     "MIME_TYPES",
     "Branches",
@@ -600,7 +598,7 @@ class Branches:
         if branch != self.current(values.values()):
             write.add(self.pointer_id, branch)
             if not done.any:
-                write.message = history.restore_message(what, target, 0, 0)
+                write.message = restore_message(what, target, 0, 0)
         return branch
 
     def switch(self, write: Write, name: str, values: Iterable[object]) -> bool:

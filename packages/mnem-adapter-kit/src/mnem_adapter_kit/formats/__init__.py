@@ -2,7 +2,7 @@
 
 Each module here names one format's constants (its id family, its ``format``
 tag), which the adapter writing it imports, and a ``read`` function turning one
-stored node into a :class:`~mnem_adapter_kit.view.Reading`, or ``None`` when
+stored node into a :class:`Reading`, or ``None`` when
 the node is not of that format. The view asks :data:`READERS` and nothing else,
 so reading a store needs no adapter installed. ``docs/storage-formats.md`` in
 the repository describes each format in prose; each adapter's tests check that
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import numbered
-from ..view import Reader
+from .._reading import Reader, Reading
 from . import crewai, knowledge_graph, langgraph, mcp, sessions
 
 READERS: Mapping[str, Reader] = {
@@ -37,4 +37,4 @@ READERS: Mapping[str, Reader] = {
 }
 """The view's readers by name. They claim disjoint sets of nodes; the rest are foreign."""
 
-__all__ = ["READERS", "crewai", "knowledge_graph", "langgraph", "mcp", "sessions"]
+__all__ = ["READERS", "Reading", "crewai", "knowledge_graph", "langgraph", "mcp", "sessions"]

@@ -21,8 +21,8 @@ from typing import Any
 import mnem
 
 from .._ids import Scope
+from .._reading import Reading
 from .._values import from_json_text
-from ..view import Reading
 
 FAMILY = "crewai"
 FORMAT = "mnem-crewai/1"

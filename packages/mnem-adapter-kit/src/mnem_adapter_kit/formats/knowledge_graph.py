@@ -21,7 +21,7 @@ from typing import Any
 import mnem
 
 from .._ids import Scope
-from ..view import Reading
+from .._reading import Reading
 
 FAMILY = "knowledge-graph"
 FORMAT = "mnem-knowledge-graph/1"

@@ -16,9 +16,9 @@ from typing import Any, TypeGuard
 import mnem
 
 from .._ids import Scope
+from .._reading import Reading
 from .._values import from_json_text
 from ..history import from_ms
-from ..view import Reading
 
 FAMILY = "langgraph"
 FORMAT = "mnem-langgraph/1"

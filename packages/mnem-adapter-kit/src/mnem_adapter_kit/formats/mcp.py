@@ -11,7 +11,7 @@ from __future__ import annotations
 import mnem
 
 from .._ids import Scope
-from ..view import Reading
+from .._reading import Reading
 
 __all__ = ["read"]
 

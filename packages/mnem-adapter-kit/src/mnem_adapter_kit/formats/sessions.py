@@ -23,9 +23,9 @@ from typing import Any
 import mnem
 
 from .._ids import Scope
+from .._reading import Reading
 from .._values import from_json_text
 from ..numbered import Branches
-from ..view import Reading
 
 __all__ = ["AGENT_FRAMEWORK", "OPENAI_AGENTS", "SessionFormat"]
 

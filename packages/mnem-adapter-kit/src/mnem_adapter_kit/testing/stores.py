@@ -18,7 +18,7 @@ from typing import Any
 
 import mnem
 
-from .. import _engine, history
+from .. import _engine, _reads, history
 from .._engine import LINGER, SLICE
 from .._paths import STORE_DIR, store_root
 from .._store import open_store
@@ -32,6 +32,7 @@ __all__ = [
     "commit_count",
     "commits",
     "committed_ids",
+    "forget_cached_reads",
     "garble",
     "head_commit",
     "is_held",
@@ -186,6 +187,13 @@ def long_history(path: str | os.PathLike[str], commits: int, *, author: str = "s
 Changes = list[tuple[mnem.NodeChange, ...]]
 
 
+def forget_cached_reads() -> None:
+    """Empty every per-process cache of history reads, so the next read is cold."""
+    for cache in [*vars(history).values(), *vars(_reads).values()]:
+        if isinstance(cache, history.Lru):
+            cache.clear()
+
+
 def changes_replayed_and_from_engine(path: str | os.PathLike[str]) -> tuple[Changes, Changes]:
     """What each commit of the current branch changed (newest first), found two ways.
 
@@ -193,12 +201,10 @@ def changes_replayed_and_from_engine(path: str | os.PathLike[str]) -> tuple[Chan
     empty caches), then from the engine alone (``diff`` against the first parent,
     the whole state for the first commit): the two must be equal.
     """
-    for cache in vars(history).values():
-        if isinstance(cache, history.Lru):
-            cache.clear()
+    forget_cached_reads()
     with _lease(path) as lease:
         chain = history.chain(lease)
-        replayed = history.finish(history.node_changes_along(lease, chain))
+        replayed = _reads.finish(history.node_changes_along(lease, chain))
         from_engine = [
             tuple(lease.diff(entry.parents[0], entry.id))
             if entry.parents

@@ -1,10 +1,7 @@
 """The history view: ``mnem-history``, which shows why an agent believes what it does.
 
-A :class:`Reading` is one stored node as its adapter's users know it; the
-readers of the adapters' formats are in :mod:`mnem_adapter_kit.formats`.
-Importing this package stays cheap. The command lives in :mod:`._cli`.
+It reads each node through the readers of :mod:`mnem_adapter_kit.formats`. Importing
+this package stays cheap: it exports nothing, and the command lives in :mod:`._cli`.
 """
 
-from ._readers import FOREIGN, Reader, Reading
-
-__all__ = ["FOREIGN", "Reader", "Reading"]
+__all__: list[str] = []

@@ -34,6 +34,7 @@ import mnem
 from .. import formats, history
 from .._opening import copy_store_dir
 from .._paths import STORE_DIR, STORE_ENV, default_store_path, store_root
+from .._reading import FOREIGN
 from .._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
 from .._volumes import volume_numbers, volume_root
 from ..errors import NoStoreError, StoreError, for_command
@@ -41,7 +42,7 @@ from ..history import CommitRecord, Walk
 from . import _export as export
 from . import _page as page
 from . import _text as text
-from ._readers import FOREIGN, Readers, parse_scope
+from ._readers import Readers, parse_scope
 from ._repair import undo_calls
 from ._timeline import (
     Selection,

@@ -1,6 +1,6 @@
 """Repairs as the view shows them: a restore named as one, and the call that undoes a commit.
 
-A restore commit's message is the one :func:`~mnem_adapter_kit.history.restore_message`
+A restore commit's message is the one :func:`~mnem_adapter_kit._commit.restore_message`
 writes, so it is recognised by its first line. The call that undoes a commit restores,
 to the commit's first parent, each scope the commit changed, in the words of the adapter
 that owns the scope; a session's or a foreign node's change offers none.

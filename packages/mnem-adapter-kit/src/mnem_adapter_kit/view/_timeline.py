@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 import mnem
 
 from .. import history
+from .._reading import FOREIGN, Reader, Reading
 from .._store import Store
 from ..errors import InvalidRefError
 from ..history import ChangeKind, CommitRecord, Walk
-from ._readers import FOREIGN, Reader, Readers, Reading, in_scope
+from ._readers import Readers, in_scope
 
 BRANCH_REF = "ref: "
 
