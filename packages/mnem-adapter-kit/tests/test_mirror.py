@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import mnem
+import pytest
 
 from mnem_adapter_kit import Mirror, Scope, open_store
 from mnem_adapter_kit.testing.observe import observe
@@ -83,3 +84,52 @@ def test_writes_of_another_object_in_this_process_reach_the_mirror_without_engin
     }
     reader.close()
     writer.close()
+
+
+def test_a_write_hands_its_mirror_the_values_it_staged_and_decodes_only_the_rest(
+    tmp_path: Path,
+) -> None:
+    """The one-way write: what the adapter staged with ``value=`` reaches the mirror as it is."""
+    scope = Scope.of("mine")
+    decoded: list[str] = []
+
+    def decode(node: mnem.MemoryNode) -> object:
+        decoded.append(node.id)
+        return ("decoded", node.content)
+
+    mirror = Mirror(scope.owns, decode)
+    client = open_store(tmp_path, author="t")
+    held = ("held", "a")
+    with client.write(mirror) as write:
+        write.add(scope.sequence_item_id(1), "a", value=held)
+        write.add(scope.sequence_item_id(2), "b")
+    assert write.committed is not None
+    assert mirror.commit == write.committed.commit
+    assert mirror.values[scope.sequence_item_id(1)] is held
+    assert decoded == [scope.sequence_item_id(2)]
+    with client.write(mirror) as write:
+        write.add(scope.sequence_item_id(1), "changed", value=("held", "changed"))
+        write.remove(scope.sequence_item_id(2))
+    assert dict(mirror.values) == {scope.sequence_item_id(1): ("held", "changed")}
+    assert decoded == [scope.sequence_item_id(2)]
+    client.close()
+
+
+def test_a_value_that_does_not_decode_after_the_commit_surfaces_at_the_next_read(
+    tmp_path: Path,
+) -> None:
+    scope = Scope.of("mine")
+
+    def decode(node: mnem.MemoryNode) -> object:
+        if node.content == "unreadable":
+            raise ValueError("a stored item is unreadable")
+        return node.content
+
+    mirror = Mirror(scope.owns, decode)
+    client = open_store(tmp_path, author="t")
+    with client.write(mirror) as write:
+        write.add(scope.sequence_item_id(1), "unreadable")
+    assert write.committed is not None  # committed: the write itself did not fail
+    with client.session() as engine, pytest.raises(ValueError, match="unreadable"):
+        mirror.sync(engine)
+    client.close()

@@ -217,3 +217,46 @@ async def test_a_datetime_whose_zone_cannot_come_back_is_refused(memory: Mnemosy
             )
         )
     assert (await memory.query()).results == []
+
+
+async def test_an_added_item_is_served_as_given_without_its_record_being_decoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write flows one way: the memory keeps a copy of what it was given, and a reopened
+    memory, which decodes the records, serves the same items (an enum in a dict, which JSON
+    turns into its int, is the case left to decoding)."""
+    from enum import IntEnum
+
+    from mnem_autogen import codec
+
+    class Level(IntEnum):
+        HIGH = 2
+
+    given = [
+        MemoryContent(content="plain", mime_type="text/plain"),
+        MemoryContent(
+            content={
+                "when": datetime(2026, 1, 2, tzinfo=timezone.utc),
+                "n": [1, {"d": Decimal("1.5")}],
+            },
+            mime_type="application/json",
+            metadata={"source": "test", "id": UUID(int=7)},
+        ),
+        MemoryContent(content=b"\x00\xff", mime_type="application/octet-stream"),
+        MemoryContent(content={"level": Level.HIGH}, mime_type="application/json"),
+    ]
+    decoded: list[object] = []
+    decode = codec.decode
+    monkeypatch.setattr(codec, "decode", lambda stored: decoded.append(stored) or decode(stored))
+    memory = MnemosyneMemory(name="m", store_path=tmp_path)
+    for item in given:
+        await memory.add(item)
+    given[1].content["n"][1]["d"] = Decimal(0)  # the caller's object stays theirs
+    served = (await memory.query("")).results
+    assert len(decoded) == 1  # only the enum's record
+    assert served[1].content["n"][1]["d"] == Decimal("1.5")
+    assert type(served[3].content["level"]) is int
+    await memory.close()
+    reopened = MnemosyneMemory(name="m", store_path=tmp_path)
+    assert (await reopened.query("")).results == served
+    await reopened.close()

@@ -15,7 +15,7 @@ from ._ids import Scope
 from ._mirror import Mirror
 from ._paths import default_store_path, is_store, store_dir_name, store_root
 from ._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
-from ._values import MAX_NESTING, check_text, from_json_text, to_json_text
+from ._values import MAX_NESTING, check_text, from_json_text, kept_copy, to_json_text
 
 __version__ = "0.1.0"
 
@@ -33,6 +33,7 @@ __all__ = [
     "describe",
     "from_json_text",
     "is_store",
+    "kept_copy",
     "open_store",
     "store_dir_name",
     "store_root",

@@ -126,6 +126,20 @@ class Committed:
     removed: tuple[str, ...]
     record: CommitRecord
     """The commit as history shows it (its time, author and message)."""
+    values: Mapping[str, Any]
+    """What the writer said its added nodes are to its mirror (``value=`` of :meth:`Write.add`)."""
+
+
+@dataclass(frozen=True)
+class Settled:
+    """How a write's block ended (:func:`settle`)."""
+
+    committed: Committed | None
+    """The commit, if one was made."""
+    error: BaseException | None
+    """What the commit itself raised, if it failed (the block's own exception is not repeated)."""
+    clean: bool
+    """Whether nothing this write staged is left staged."""
 
 
 class _Journal:
@@ -200,6 +214,7 @@ class Write:
         self.committed: Committed | None = None
         """What the write committed, once its block has exited; None if it staged nothing."""
         self._added: dict[str, mnem.MemoryNode] = {}
+        self._values: dict[str, Any] = {}
         self._removed: list[str] = []
         self._pending: list[tuple[Any, ...]] = []
         self._sent: list[str] = []
@@ -218,9 +233,20 @@ class Write:
         content_kind: str = "note",
         provenance: mnem.Provenance | None = None,
         event_time: int | None = None,
+        value: Any = None,
     ) -> None:
-        """Stage ``content`` (a JSON value) under ``node_id``."""
+        """Stage ``content`` (a JSON value) under ``node_id``.
+
+        Args:
+            value: what the node is to the write's mirror, as the adapter already holds
+                it; the mirror takes it as is instead of decoding ``content`` again.
+                ``None``: the mirror decodes the node.
+        """
         self._note(node_id)
+        if value is None:
+            self._values.pop(node_id, None)
+        else:
+            self._values[node_id] = value
         self._added[node_id] = mnem.MemoryNode(
             id=node_id,
             content=content,
@@ -233,6 +259,7 @@ class Write:
     def remove(self, node_id: str) -> None:
         """Stage a tombstone for ``node_id``, which must be in memory."""
         self._note(node_id)
+        self._values.pop(node_id, None)
         self._removed.append(node_id)
         self._pending.append((node_id,))
 
@@ -301,7 +328,7 @@ class Write:
     def staged(self) -> bool:
         return bool(self._added or self._removed)
 
-    def _finish(self, author: str, *, recordable: bool) -> Committed | None:
+    def _commit(self, author: str, *, recordable: bool) -> Committed | None:
         """Commit what was staged (once), note it in the change record, and say what it was.
 
         ``recordable``: the engine's staging is exactly this write's (nothing else
@@ -328,7 +355,9 @@ class Write:
             line = self._line_of(parent, parts[-1].ops) if recorded else None
             time_ms = parts[-1].time_ms
         record = CommitRecord(commit, () if parent is None else (parent,), time_ms, author, message)
-        self.committed = Committed(commit, self.parent, self._added, tuple(self._removed), record)
+        self.committed = Committed(
+            commit, self.parent, self._added, tuple(self._removed), record, self._values
+        )
         if line is not None:
             self._record.append(commit, line)
         return self.committed
@@ -348,7 +377,7 @@ class Write:
         }
         return self._record.line(parent, added, [op[1] for op in ops if op[0] == "rm"])
 
-    def _rollback(self) -> bool:
+    def _unstage(self) -> bool:
         """Unstage what this write staged; whether every unstage succeeded."""
         clean = True
         for node_id in self._sent:
@@ -358,9 +387,24 @@ class Write:
                 clean = False
         return clean
 
-    def _end(self, *, clean: bool) -> None:
-        if self._journal is not None:
-            self._journal.end(forget=clean)
+
+def settle(write: Write, failed: BaseException | None, *, author: str, recordable: bool) -> Settled:
+    """End ``write``'s block: commit what it staged if the block did not fail (``failed``),
+    otherwise, or if the commit fails, unstage it all.
+
+    ``recordable``: the engine's staging is exactly this write's (nothing else staged
+    it during the block).
+    """
+    committed = error = None
+    if failed is None:
+        try:
+            committed = write._commit(author, recordable=recordable)
+        except BaseException as exc:
+            error = exc
+    clean = (failed is None and error is None) or write._unstage()
+    if write._journal is not None:
+        write._journal.end(forget=clean)
+    return Settled(committed, error, clean)
 
 
 def clear_abandoned_staging(engine: mnem.Store, root: str) -> str | None:

@@ -39,6 +39,7 @@ import errno
 import functools
 import heapq
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -46,6 +47,9 @@ from collections.abc import Callable
 from typing import Any
 
 import mnem
+
+if sys.platform != "win32":
+    import resource
 
 from ._branching import could_be_id as _could_be_id
 from ._branching import refuse_id_like
@@ -86,6 +90,10 @@ MAX_OPEN = 64
 """How many engine handles a process keeps open at once. Each holds about three descriptors;
 opening one more closes the longest idle ones (reopening one costs a few milliseconds), and a
 handle that finds the process out of descriptors closes every idle one and tries again."""
+DESCRIPTOR_SHARE = 8
+"""Under a low descriptor limit, open handles are kept to the limit divided by this (about
+three descriptors each, and as many again for what a commit opens), so that the process's own
+files and the engine's commits find room; at the usual limit of 1,024 it is :data:`MAX_OPEN`."""
 
 _KEEPS_HEAD = frozenset(
     [
@@ -201,8 +209,8 @@ class SectionEngine:
     def _call(self, name: str, /, *args: Any, **kwargs: Any) -> Any:
         return self._invoke(name, args, kwargs, staging=False)
 
-    def _stage(self, name: str, /, *args: Any, **kwargs: Any) -> Any:
-        """A call made by the kit's own write, whose staging it keeps track of."""
+    def write_call(self, name: str, /, *args: Any, **kwargs: Any) -> Any:
+        """A call made by the kit's own write (:class:`~._commit.Write`), whose staging it tracks."""
         return self._invoke(name, args, kwargs, staging=True)
 
     def _invoke(self, name: str, args: Any, kwargs: Any, *, staging: bool) -> Any:
@@ -336,7 +344,7 @@ class Handle:
         if now < self._defer_until and self.signal.others_waiting():
             return False
         started = time.perf_counter_ns()
-        _make_room(self, MAX_OPEN - 1)
+        _make_room(self, open_at_most() - 1)
         try:
             try:
                 engine, foreign = open_engine(self.root, create=create)
@@ -363,7 +371,13 @@ class Handle:
         self.staging_checked = True
         self.forget_head()
         try:
-            self.volumes.opened(engine)
+            try:
+                self.volumes.opened(engine)
+            except (OSError, StoreIoError) as exc:  # it lists and reads files: room, then again
+                if os_errno(exc) not in (errno.EMFILE, errno.ENFILE) or not _make_room(self, 0):
+                    raise
+                exc.__traceback__ = None
+                self.volumes.opened(engine)
         except BaseException as exc:
             del engine
             self._drop()
@@ -573,6 +587,16 @@ def claim(root: str) -> Handle:
             handle = _registry[root] = Handle(root)
         handle.clients += 1
     return handle
+
+
+def open_at_most() -> int:
+    """How many handles may be open: :data:`MAX_OPEN`, fewer under a low descriptor limit."""
+    if sys.platform == "win32":
+        return MAX_OPEN
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_OPEN
+    return max(1, min(MAX_OPEN, soft // DESCRIPTOR_SHARE))
 
 
 def _make_room(opening: Handle, keep: int) -> bool:

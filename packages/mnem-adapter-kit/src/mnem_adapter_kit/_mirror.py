@@ -11,7 +11,8 @@ no prefix read), so adapters read through a :class:`Mirror` instead:
   (another scope's writes): only those commits' change lists are read;
 * HEAD moved otherwise: the difference between the two commits is applied;
 * after the adapter's own write: the write's :class:`~._commit.Committed` record
-  is applied directly.
+  is applied directly, with the values the adapter staged beside each node (it
+  already holds them), so nothing it just encoded is decoded again.
 
 Each node is decoded once, when it changes, into what the adapter serves
 (``decode`` returns ``None`` for a node that is not the adapter's); :meth:`Mirror.ids`
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 import mnem
 
@@ -81,7 +82,7 @@ class Mirror(Generic[T]):
         elif self.commit is None:
             self._reset(self._committed_state(engine, head))
         elif (written := _engine.written_between(engine, self.commit, head)) is not None:
-            changed = [self._take(each, self.decode_all(each.added)) for each in written]
+            changed = [self._take(each, self._decoded(each.added)) for each in written]
             if any(changed):
                 self._changed()
         elif not self._untouched_since(engine, self.commit, head):
@@ -93,21 +94,33 @@ class Mirror(Generic[T]):
         self._synced = True
         return self._values
 
-    def decode_all(self, nodes: Mapping[str, mnem.MemoryNode]) -> dict[str, T | None]:
-        """What :meth:`apply` would decode of ``nodes``, decoded now (before the commit)."""
+    def _decoded(
+        self, nodes: Mapping[str, mnem.MemoryNode], given: Mapping[str, object] = {}
+    ) -> dict[str, T | None]:
+        """Our nodes of ``nodes`` as values: the ``given`` ones as they are, the rest decoded."""
         return {
-            node_id: self._decode(node) for node_id, node in nodes.items() if self._owns(node_id)
+            node_id: cast("T", given[node_id]) if node_id in given else self._decode(node)
+            for node_id, node in nodes.items()
+            if self._owns(node_id)
         }
 
-    def apply(self, committed: Committed, decoded: Mapping[str, T | None] | None = None) -> None:
-        """Take in a write committed on this store; resync later if it was not on top of us.
+    def apply(self, committed: Committed) -> None:
+        """Take in this mirror's own write, committed on this store; resync later if it was not
+        on top of us.
 
-        ``decoded``: what :meth:`decode_all` made of ``committed.added`` beforehand.
+        The values the writer gave (:attr:`~._commit.Committed.values`) are taken as they
+        are; only the nodes it gave none for (a restore's) are decoded. A node that does not
+        decode leaves the mirror to resync, so the next read meets the same error.
         """
         if not self._synced or committed.parent != self.commit:
             self._synced = False
             return
-        self._take(committed, self.decode_all(committed.added) if decoded is None else decoded)
+        try:
+            decoded = self._decoded(committed.added, committed.values)
+        except Exception:
+            self.invalidate()
+            return
+        self._take(committed, decoded)
         self.commit = committed.commit
         self._changed()
 

@@ -34,7 +34,7 @@ from typing import Any, TypeVar, cast
 import mnem
 
 from . import _engine
-from ._commit import Write
+from ._commit import Write, settle
 from ._engine import SLICE, Handle, SectionEngine
 from ._mirror import Mirror
 from ._paths import STORE_DIR, store_root
@@ -432,31 +432,27 @@ class _WriteSection(_Section):
                 )
             if self._mirror is not None:
                 self._mirror.sync(engine)
-            self._write = Write(engine, engine._stage, handle.root, handle.record, handle.volumes)
+            self._write = Write(
+                engine, engine.write_call, handle.root, handle.record, handle.volumes
+            )
         except BaseException as exc:
             self._end(exc, raise_it=True)
             raise
         return self._write
 
     def _end(self, exc: BaseException | None, *, raise_it: bool) -> None:
+        """Commit or unstage the write, then hand what was committed to the handle and mirror."""
         write, self._write = self._write, None
         handle = self._handle
         assert handle is not None
-        committed = decoded = None
         if write is not None:
-            if exc is None:
-                try:
-                    if self._mirror is not None:
-                        decoded = self._mirror.decode_all(write._added)
-                    committed = write._finish(self._store.author, recordable=handle.staging_checked)
-                except BaseException as failed:
-                    exc, raise_it = failed, True
-            clean = exc is None or write._rollback()
-            if not clean:
+            done = settle(write, exc, author=self._store.author, recordable=handle.staging_checked)
+            if done.error is not None:
+                exc, raise_it = done.error, True
+            if not done.clean:
                 handle.staging_checked = False
-            write._end(clean=clean)
-        if committed is not None:
-            handle.note_written(committed)
-            if self._mirror is not None:
-                self._mirror.apply(committed, decoded)
+            if done.committed is not None:
+                handle.note_written(done.committed)
+                if self._mirror is not None:
+                    self._mirror.apply(done.committed)
         super()._end(exc, raise_it=raise_it)

@@ -227,6 +227,32 @@ def _typed(tag: dict[str, Any]) -> Any:
     raise ValueError(f"unknown tagged type {name!r}")
 
 
+_KEPT_TYPES = frozenset({str, int, float, bool, type(None), *_TAGGED_TYPES})
+
+
+def kept_copy(value: Any) -> Any:
+    """A copy of ``value`` (one :func:`to_json_text` accepted, tagged) equal to what
+    :func:`from_json_text` gives back, built without the text; ``None`` if the text would
+    change a type (a subclass such as an ``IntEnum`` or an ``OrderedDict``)."""
+    kind = type(value)
+    if kind is dict:
+        copied: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                return None
+            kept = kept_copy(item)
+            if kept is None and item is not None:
+                return None
+            copied[key] = kept
+        return copied
+    if kind is list:
+        items = [kept_copy(item) for item in value]
+        if any(kept is None and item is not None for kept, item in zip(items, value, strict=True)):
+            return None
+        return items
+    return value if kind in _KEPT_TYPES else None
+
+
 def nests_too_deep(text: str, limit: int = MAX_NESTING) -> bool:
     """Whether JSON ``text`` nests lists and objects more than ``limit`` levels.
 

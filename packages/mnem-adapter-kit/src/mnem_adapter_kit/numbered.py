@@ -13,7 +13,7 @@ format (:func:`record`)::
 
 so a memory written through one framework is read, cleared and added to through
 another. What a framework makes of a record is its own: a :class:`Layout` decodes
-nodes into the adapter's item type; :func:`stage` / :func:`items_after` add and clear,
+nodes into the adapter's item type; :meth:`Layout.stage` / :func:`items_after` add and clear,
 :func:`forget` removes one item and :func:`restore` brings the items back to a commit.
 """
 
@@ -23,7 +23,7 @@ import base64
 import binascii
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import mnem
 
@@ -58,7 +58,6 @@ __all__ = [
     "read",
     "record",
     "restore",
-    "stage",
 ]
 
 FORMAT = "mnem-autogen/1"
@@ -128,8 +127,15 @@ def provenance(given: object) -> mnem.Provenance | None:
     return mnem.Provenance(**fields)
 
 
-New = tuple[dict[str, Any], "mnem.Provenance | None"]
-"""One item to add: its record (:func:`record`) and its provenance."""
+class New(NamedTuple):
+    """One item to add."""
+
+    stored: dict[str, Any]
+    """Its record (:func:`record`)."""
+    provenance: mnem.Provenance | None
+    content: object = None
+    """What the item holds, as the adapter's item carries it (a copy the adapter owns), so the
+    mirror takes it without decoding the record; ``None``: the mirror decodes the record."""
 
 
 class Numbered(Protocol):
@@ -156,14 +162,22 @@ class Mark:
 
 
 class Layout(Generic[ItemT]):
-    """How one adapter reads a list memory's nodes: ``decode(node_id, seq, content)``.
+    """How one adapter reads and writes a list memory's items.
 
-    ``decode`` returns the adapter's item, or ``None`` for content that is not a
-    record it reads (the node then counts as a :class:`Mark`).
+    Args:
+        decode: ``decode(node_id, seq, content)``, the adapter's item of a node's content,
+            or ``None`` for content that is not a record it reads (the node then counts
+            as a :class:`Mark`).
+        make: ``make(node_id, seq, content)``, the item of a :class:`New` it adds.
     """
 
-    def __init__(self, decode: Callable[[str, int, object], ItemT | None]) -> None:
+    def __init__(
+        self,
+        decode: Callable[[str, int, object], ItemT | None],
+        make: Callable[[str, int, Any], ItemT],
+    ) -> None:
         self._decode = decode
+        self._make = make
         self._past: Lru[tuple[Any, ...], ItemT | Mark | None] = Lru(PAST_ITEMS)
 
     def decoder(self, scope: Scope) -> Callable[[mnem.MemoryNode], ItemT | Mark | None]:
@@ -203,6 +217,41 @@ class Layout(Generic[ItemT]):
                 found.append(entry)
         found.sort(key=lambda item: item.seq)
         return found
+
+    def stage(
+        self,
+        write: Write,
+        mirror: Mirror[ItemT | Mark],
+        scope: Scope,
+        items: Items[ItemT],
+        adds: list[New],
+        *,
+        clear: bool,
+        name: str,
+    ) -> Staged[ItemT]:
+        """Stage one commit of memory ``name``: optionally tombstone every item, then add ``adds``.
+
+        Each added item is handed to the mirror as :meth:`make` builds it (see
+        :attr:`New.content`), not decoded back from its record.
+        """
+        cleared = items.ordered if clear else []
+        if cleared:
+            _keep_high(write, mirror, scope, items.high)
+            for item in cleared:
+                write.remove(item.id)
+        added: list[str] = []
+        for seq, new in enumerate(adds, items.high + 1):
+            node_id = scope.sequence_item_id(seq)
+            value = None if new.content is None else self._make(node_id, seq, new.content)
+            write.add(node_id, new.stored, provenance=new.provenance, value=value)
+            added.append(node_id)
+        if cleared:
+            write.message = f"clear {name!r} ({len(cleared)} item(s))" + (
+                f", then add {len(added)}" if added else ""
+            )
+        else:
+            write.message = describe("add", added)
+        return Staged(items, mirror.version, bool(cleared), added)
 
     # --- a memory's history, read through its store --------------------------
 
@@ -293,34 +342,6 @@ class Staged(Generic[ItemT]):
     version: int
     cleared: bool
     added: list[str]
-
-
-def stage(
-    write: Write,
-    mirror: Mirror[ItemT | Mark],
-    scope: Scope,
-    items: Items[ItemT],
-    adds: list[New],
-    *,
-    clear: bool,
-    name: str,
-) -> Staged[ItemT]:
-    """Stage one commit of memory ``name``: optionally tombstone every item, then add ``adds``."""
-    cleared = items.ordered if clear else []
-    if cleared:
-        _keep_high(write, mirror, scope, items.high)
-        for item in cleared:
-            write.remove(item.id)
-    added = [scope.sequence_item_id(items.high + n) for n in range(1, len(adds) + 1)]
-    for node_id, (stored, given) in zip(added, adds, strict=True):
-        write.add(node_id, stored, provenance=given)
-    if cleared:
-        write.message = f"clear {name!r} ({len(cleared)} item(s))" + (
-            f", then add {len(added)}" if added else ""
-        )
-    else:
-        write.message = describe("add", added)
-    return Staged(items, mirror.version, bool(cleared), added)
 
 
 def forget(

@@ -17,9 +17,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, to_json_text
+import mnem
+
+from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, kept_copy, to_json_text
 from mnem_adapter_kit.errors import InvalidInputError
-from mnem_adapter_kit.numbered import FORMAT, MIME_TYPES, record
+from mnem_adapter_kit.numbered import FORMAT, MIME_TYPES, New, record
 
 TEXT = "text/plain"
 
@@ -58,6 +60,29 @@ def encode(item: object) -> dict[str, Any]:
         None if metadata is None else to_json_text(metadata, "the metadata", tagged=True)
     )
     return record(kind, payload, mime, mime_is_enum=mime in MIME_TYPES, metadata=metadata_text)
+
+
+def new(item: object, provenance: mnem.Provenance | None) -> New:
+    """``item`` to add: its record and, when it is plain enough, the copy the memory keeps of it
+    (what :func:`decode` would give back), so the record is not decoded again."""
+    if isinstance(item, str):
+        item = MemoryContent(item)
+    stored = encode(item)
+    assert isinstance(item, MemoryContent)
+    content: Any = item.content
+    metadata = item.metadata
+    if isinstance(content, dict):
+        content = kept_copy(content)
+    elif type(content) not in (str, bytes):
+        content = None
+    kept_metadata = None if metadata is None else kept_copy(metadata)
+    if (
+        content is None
+        or type(item.mime_type) is not str
+        or (metadata is not None and kept_metadata is None)
+    ):
+        return New(stored, provenance)
+    return New(stored, provenance, MemoryContent(content, item.mime_type, kept_metadata))
 
 
 def decode(stored: object) -> MemoryContent | None:

@@ -105,7 +105,7 @@ def _entry(node_id: str, seq: int, content: object) -> _Entry | None:
     return None if stored is None else _Entry(node_id, seq, stored)
 
 
-LAYOUT: numbered.Layout[_Entry] = numbered.Layout(_entry)
+LAYOUT: numbered.Layout[_Entry] = numbered.Layout(_entry, _Entry)
 """A branch's nodes are numbered as a list memory's: ``<seq>`` ids and a ``_seq`` mark."""
 
 _Value = _Entry | numbered.Mark | Pointer | Origin
@@ -319,7 +319,12 @@ class MnemosyneHistoryProvider(HistoryProvider):
             for seq, stored in enumerate(fresh, now.high + 1):
                 turn += stored.starts_turn
                 node_id = now.scope.sequence_item_id(seq)
-                write.add(node_id, stored.node_content(), provenance=stored.provenance(turn))
+                write.add(
+                    node_id,
+                    stored.node_content(),
+                    provenance=stored.provenance(turn),
+                    value=_Entry(node_id, seq, stored),
+                )
             write.message = describe(f"add to session {name!r}:", [codec.kind_of(s) for s in fresh])
 
     # --- history ------------------------------------------------------------

@@ -43,7 +43,7 @@ def _item(node_id: str, seq: int, stored: object) -> MemoryItem | None:
     return None if found is None else MemoryItem(node_id, seq, found)
 
 
-LAYOUT: numbered.Layout[MemoryItem] = numbered.Layout(_item)
+LAYOUT: numbered.Layout[MemoryItem] = numbered.Layout(_item, MemoryItem)
 Entry = MemoryItem | numbered.Mark
 
 
@@ -161,7 +161,7 @@ class MnemosyneContextProvider(ContextProvider):
         ``agent_step``, ``observation``, ``tool_call``, ``source`` and ``note`` (strings);
         :meth:`why` answers with it.
         """
-        await self._commit([(codec.encode(content), numbered.provenance(provenance))], clear=False)
+        await self._commit([codec.new(content, numbered.provenance(provenance))], clear=False)
 
     async def add_many(
         self, contents: list[MemoryContent | str], *, provenance: Mapping[str, str] | None = None
@@ -171,7 +171,7 @@ class MnemosyneContextProvider(ContextProvider):
         ``provenance``, as :meth:`add` takes it, is every item's.
         """
         given = numbered.provenance(provenance)
-        stored = [(codec.encode(item), given) for item in contents]
+        stored = [codec.new(item, given) for item in contents]
         if stored:
             await self._commit(stored, clear=False)
 
@@ -269,7 +269,7 @@ class MnemosyneContextProvider(ContextProvider):
 
     async def _commit(self, adds: list[numbered.New], *, clear: bool) -> None:
         async with self._store.awrite(self._mirror) as write:
-            staged = numbered.stage(
+            staged = LAYOUT.stage(
                 write, self._mirror, self._scope, self._items(), adds, clear=clear, name=self._name
             )
         items = numbered.items_after(self._mirror, write, staged)

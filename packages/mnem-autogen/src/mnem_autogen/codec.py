@@ -22,12 +22,13 @@ import copy
 import warnings
 from typing import Any
 
+import mnem
 from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
 
-from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, to_json_text
+from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, kept_copy, to_json_text
 from mnem_adapter_kit.errors import InvalidInputError
-from mnem_adapter_kit.numbered import FORMAT, record
+from mnem_adapter_kit.numbered import FORMAT, New, record
 
 
 def encode(item: object) -> dict[str, Any]:
@@ -61,6 +62,25 @@ def encode(item: object) -> dict[str, Any]:
         None if metadata is None else to_json_text(metadata, "the metadata", tagged=True)
     )
     return record(kind, payload, mime_text, mime_is_enum=mime_is_enum, metadata=metadata_text)
+
+
+def new(item: object, provenance: mnem.Provenance | None) -> New:
+    """``item`` to add: its record and, when it is plain enough, the copy the memory keeps of it
+    (what :func:`decode` would give back), so the record is not decoded again."""
+    stored = encode(item)
+    assert isinstance(item, MemoryContent)
+    state = item.__dict__
+    content, metadata, mime = state["content"], state["metadata"], state["mime_type"]
+    if isinstance(content, Image) or type(mime) not in (str, MemoryMimeType):
+        return New(stored, provenance)  # an image comes back from PNG: decode it
+    if isinstance(content, dict):
+        content = kept_copy(content)
+    elif type(content) not in (str, bytes):
+        content = None
+    kept_metadata = None if metadata is None else kept_copy(metadata)
+    if content is None or (metadata is not None and kept_metadata is None):
+        return New(stored, provenance)
+    return New(stored, provenance, _construct(content, mime, kept_metadata))
 
 
 def decode(stored: object) -> MemoryContent | None:

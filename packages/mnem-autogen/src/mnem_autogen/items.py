@@ -15,5 +15,5 @@ def _item(node_id: str, seq: int, stored: object) -> MemoryItem | None:
     return None if content is None else MemoryItem(node_id, seq, content)
 
 
-LAYOUT: Layout[MemoryItem] = Layout(_item)
+LAYOUT: Layout[MemoryItem] = Layout(_item, MemoryItem)
 """Decodes this adapter's items; past states' items are decoded once per process."""

@@ -220,7 +220,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         ``agent_step``, ``observation``, ``tool_call``, ``source`` and ``note`` (strings);
         :meth:`why` answers with it.
         """
-        new = (codec.encode(content), numbered.provenance(provenance))
+        new = codec.new(content, numbered.provenance(provenance))
         batch = self._open_batch()
         if batch is not None:
             batch.adds.append(new)
@@ -305,7 +305,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     @content.setter
     def content(self, value: list[MemoryContent]) -> None:
         """Replace every item in one commit; the old items stay in history."""
-        stored: list[numbered.New] = [(codec.encode(item), None) for item in value]
+        stored = [codec.new(item, None) for item in value]
         with self._store.write(self._mirror) as write:
             written = self._stage(write, stored, clear=True)
         self._take(write, written)
@@ -445,7 +445,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         self, write: Write, adds: list[numbered.New], *, clear: bool
     ) -> numbered.Staged[MemoryItem]:
         """Stage one commit: optionally tombstone every item, then add ``adds`` in order."""
-        return numbered.stage(
+        return LAYOUT.stage(
             write, self._mirror, self._scope, self._items(), adds, clear=clear, name=self._name
         )
 

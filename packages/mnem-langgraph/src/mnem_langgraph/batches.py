@@ -258,4 +258,5 @@ def _stage(write: StoreWrite, changes: list[Write], snapshot: Snapshot, live: Li
             node,
             content(change.prepared, created, updated),
             provenance=change.prepared.provenance,
+            value=change.prepared.stored(change.namespace, change.key, created, updated),
         )

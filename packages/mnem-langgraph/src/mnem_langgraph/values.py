@@ -27,7 +27,7 @@ from typing import Any, Literal, TypeGuard
 import mnem
 from langgraph.store.base import Item, SearchItem
 
-from mnem_adapter_kit import check_text, from_json_text, to_json_text
+from mnem_adapter_kit import check_text, from_json_text, kept_copy, to_json_text
 from mnem_adapter_kit.errors import InvalidInputError
 from mnem_adapter_kit.formats.langgraph import FORMAT
 from mnem_adapter_kit.history import from_ms
@@ -50,6 +50,20 @@ class Prepared:
     provenance: mnem.Provenance
     ttl_ms: int | None = None
     index: IndexChoice = None
+    value: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """A copy of the value equal to what ``text`` parses to; ``None`` if parsing would change
+    a type (the item is then decoded from ``text`` once committed)."""
+
+    def stored(
+        self, namespace: Namespace, key: str, created_ms: int, updated_ms: int
+    ) -> Stored | None:
+        """The item as :func:`decode` reads it back once committed; ``None`` if only
+        decoding tells (or it has a TTL, which the view notes as it decodes)."""
+        if self.value is None or self.ttl_ms is not None:
+            return None
+        return Stored(
+            namespace, key, self.value, self.text, created_ms, updated_ms, None, self.index
+        )
 
 
 def prepare(
@@ -61,7 +75,8 @@ def prepare(
     body = dict(value)
     meta = body.pop(META_KEY, None)
     provenance = _provenance(meta, f"{where}[{META_KEY!r}]")
-    return Prepared(to_json_text(body, where), provenance, ttl_ms, index)
+    text = to_json_text(body, where)
+    return Prepared(text, provenance, ttl_ms, index, kept_copy(body))
 
 
 def index_choice(index: object, where: str) -> IndexChoice:

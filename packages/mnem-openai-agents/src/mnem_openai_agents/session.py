@@ -117,18 +117,23 @@ def _decoder(branches: Branches) -> Callable[[mnem.MemoryNode], _Value | None]:
         text = codec.text_of(node.content)
         if item is None or text is None:
             return _Mark(branch, seq)
-        call_id, name = item.get("call_id"), item.get("name")
-        return _Entry(
-            branch,
-            node.id,
-            seq,
-            text,
-            codec.is_user_message(item),
-            call_id if isinstance(call_id, str) else None,
-            name if isinstance(name, str) else None,
-        )
+        return _entry(branch, node.id, seq, item, text)
 
     return decode
+
+
+def _entry(branch: str, node_id: str, seq: int, item: dict[str, Any], text: str) -> _Entry:
+    """What the session keeps of item ``item`` (stored as JSON ``text``) under ``node_id``."""
+    call_id, name = item.get("call_id"), item.get("name")
+    return _Entry(
+        branch,
+        node_id,
+        seq,
+        text,
+        codec.is_user_message(item),
+        call_id if isinstance(call_id, str) else None,
+        name if isinstance(name, str) else None,
+    )
 
 
 @dataclass
@@ -632,11 +637,13 @@ class MnemosyneSession:
 
         for offset, (item, content) in enumerate(zip(items, stored, strict=True), 1):
             turn += codec.is_user_message(item)
-            node_id = self._branches.of(now.branch).sequence_item_id(now.high + offset)
+            seq = now.high + offset
+            node_id = self._branches.of(now.branch).sequence_item_id(seq)
             provenance = provenance_of(
                 item, turn, agent=agent, hooks=self.hooks, name_of_call=name_of_call
             )
-            write.add(node_id, content, provenance=provenance)
+            value = _entry(now.branch, node_id, seq, item, content["item"])
+            write.add(node_id, content, provenance=provenance, value=value)
             call_id, name = item.get("call_id"), item.get("name")
             if isinstance(call_id, str) and isinstance(name, str):
                 calls[call_id] = name
