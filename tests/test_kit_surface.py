@@ -178,7 +178,7 @@ LAYERS: dict[str, int] = {
 PUBLIC_MODULES = ("errors", "history", "numbered", "formats", "view")
 TOP_LEVEL_AT_MOST = 18
 """The names at the top today, ``__version__`` included (the issue's limit is 20)."""
-PUBLIC_NAMES_AT_MOST = 58
+PUBLIC_NAMES_AT_MOST = 55
 """The names across :data:`PUBLIC_MODULES` today; the issue's aim is 50 (ratchet it down)."""
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import mnem
 from agent_framework import Content, Message
 
-from mnem_adapter_kit import numbered, open_store
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.formats import autogen as list_format
 from mnem_adapter_kit.formats.sessions import AGENT_FRAMEWORK
 from mnem_adapter_kit.testing.stores import write_foreign
 from mnem_agent_framework import MnemosyneContextProvider, conversation, messages
@@ -63,7 +64,7 @@ async def test_memory_items_are_read_as_the_list_memory_format(tmp_path: Path) -
     await memory.close()
     (node,) = nodes_of(tmp_path).values()
     assert AGENT_FRAMEWORK.read(node) is None
-    found = numbered.read(node)
+    found = list_format.read(node)
     assert found is not None
     assert (found.label, found.value) == ("notes #1", "The user lives in Porto.")
 

@@ -9,7 +9,8 @@ from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
 from PIL import Image as PILImage
 
-from mnem_adapter_kit import numbered, open_store
+from mnem_adapter_kit import open_store
+from mnem_adapter_kit.formats import autogen as list_format
 from mnem_adapter_kit.testing.stores import write_foreign
 from mnem_autogen import MnemosyneMemory, codec
 
@@ -26,7 +27,8 @@ def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:
 
 
 def test_the_reader_knows_the_codec_format() -> None:
-    assert numbered.FORMAT == codec.FORMAT
+    stored = codec.encode(MemoryContent(content="x", mime_type=MemoryMimeType.TEXT))
+    assert stored["format"] == list_format.FORMAT
 
 
 async def test_each_kind_of_item_reads_as_its_user_stored_it(store: Path) -> None:
@@ -38,10 +40,10 @@ async def test_each_kind_of_item_reads_as_its_user_stored_it(store: Path) -> Non
     await memory.add(MemoryContent(content=b"\x00\x01\x02", mime_type="application/x-raw"))
     picture = Image(PILImage.new("RGB", (2, 2)))
     await memory.add(MemoryContent(content=picture, mime_type=MemoryMimeType.IMAGE))
-    readings = {node_id: numbered.read(node) for node_id, node in nodes_of(store).items()}
+    readings = {node_id: list_format.read(node) for node_id, node in nodes_of(store).items()}
     await memory.clear()
     await memory.close()
-    after_clear = {node_id: numbered.read(node) for node_id, node in nodes_of(store).items()}
+    after_clear = {node_id: list_format.read(node) for node_id, node in nodes_of(store).items()}
 
     first = readings["team%3Aü:0000000001"]
     assert first is not None
@@ -74,12 +76,17 @@ def test_nodes_of_other_writers_are_not_claimed(store: Path) -> None:
         store,
         {
             "notes:0000000001": {"format": "something-else"},
-            "notes:0000000002": {"format": codec.FORMAT, "kind": "str"},
-            "notes:1": {"format": codec.FORMAT, "kind": "str", "content": "x", "mime_type": "t"},
-            "@langgraph:notes:0000000001": {"format": codec.FORMAT},
+            "notes:0000000002": {"format": list_format.FORMAT, "kind": "str"},
+            "notes:1": {
+                "format": list_format.FORMAT,
+                "kind": "str",
+                "content": "x",
+                "mime_type": "t",
+            },
+            "@langgraph:notes:0000000001": {"format": list_format.FORMAT},
             "user/city": "Paris",
             "a:b:0000000001": {
-                "format": codec.FORMAT,
+                "format": list_format.FORMAT,
                 "kind": "str",
                 "content": "x",
                 "mime_type": "t",
@@ -89,5 +96,5 @@ def test_nodes_of_other_writers_are_not_claimed(store: Path) -> None:
     )
 
     assert {
-        node_id: numbered.read(node) for node_id, node in nodes_of(store).items()
+        node_id: list_format.read(node) for node_id, node in nodes_of(store).items()
     } == dict.fromkeys(nodes_of(store))

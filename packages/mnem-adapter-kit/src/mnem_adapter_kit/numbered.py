@@ -3,24 +3,15 @@
 A list memory named ``name`` keeps its items as nodes ``<name>:0000000001``,
 ``<name>:0000000002``, ... in the order added (``Scope.of(name)``); once a clear has
 tombstoned the items, ``<name>:_seq`` keeps the highest number used, so a number is
-never given twice. Each item's content is a record of the ``mnem-autogen/1``
-format (:func:`record`)::
-
-    {"format": "mnem-autogen/1", "kind": "str" | "bytes" | "dict" | "image",
-     "content": <text; base64 for bytes and PNG images; tagged JSON text for dict>,
-     "mime_type": <text>, "mime_is_enum": <whether it is one of MIME_TYPES as AutoGen's enum>,
-     "metadata": <tagged JSON text> | null}
-
-so a memory written through one framework is read, cleared and added to through
-another. What a framework makes of a record is its own: a :class:`Layout` decodes
-nodes into the adapter's item type; :meth:`Layout.stage` / :func:`items_after` add and clear,
+never given twice. Each item's content is a record of the ``mnem-autogen/1`` format
+(:mod:`mnem_adapter_kit.formats.autogen`), so a memory written through one framework
+is read, cleared and added to through another. What a framework makes of a record
+is its own: a :class:`Layout` decodes nodes into the adapter's item type; :meth:`Layout.stage` / :func:`items_after` add and clear,
 :func:`forget` removes one item and :func:`restore` brings the items back to a commit.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
@@ -31,18 +22,15 @@ from . import _branching, history
 from ._commit import Write, describe, restore_message
 from ._ids import SEPARATOR, Scope, is_scope_id, unescape
 from ._mirror import Mirror
-from ._reading import Reading
 from ._store import Store
-from ._values import check_text, from_json_text
+from ._values import check_text
 from .errors import InvalidInputError, NotFoundError
 from .history import ChangeKind, CommitRecord, Lru
 
 __all__ = [
     "DEFAULT_NAME",
     "DEFAULT_ROOT",
-    "FORMAT",
     "MAIN",
-    "MIME_TYPES",
     "Branches",
     "Items",
     "Layout",
@@ -55,21 +43,9 @@ __all__ = [
     "forget",
     "items_after",
     "provenance",
-    "read",
-    "record",
     "restore",
 ]
 
-FORMAT = "mnem-autogen/1"
-KINDS = ("str", "bytes", "dict", "image")
-MIME_TYPES = (
-    "text/plain",
-    "application/json",
-    "text/markdown",
-    "image/*",
-    "application/octet-stream",
-)
-"""AutoGen's ``MemoryMimeType`` values: a record marks one of these as the enum member."""
 DEFAULT_NAME = "default_list_memory"
 """The name of a memory given none (``ListMemory``'s)."""
 DEFAULT_ROOT = "mnemosyne"
@@ -85,20 +61,6 @@ def context_text(contents: Iterable[object]) -> str:
     """The text ``ListMemory`` gives a model for items of these contents: numbered, one a line."""
     lines = [f"{i}. {content!s}" for i, content in enumerate(contents, 1)]
     return CONTEXT_HEADER + "\n".join(lines) + "\n"
-
-
-def record(
-    kind: str, payload: str, mime_type: str, *, mime_is_enum: bool, metadata: str | None
-) -> dict[str, Any]:
-    """The node content of one item: ``payload`` and ``metadata`` already encoded as text."""
-    return {
-        "format": FORMAT,
-        "kind": kind,
-        "content": payload,
-        "mime_type": mime_type,
-        "mime_is_enum": mime_is_enum,
-        "metadata": metadata,
-    }
 
 
 def provenance(given: object) -> mnem.Provenance | None:
@@ -131,7 +93,7 @@ class New(NamedTuple):
     """One item to add."""
 
     stored: dict[str, Any]
-    """Its record (:func:`record`)."""
+    """Its record (:func:`~mnem_adapter_kit.formats.autogen.record`)."""
     provenance: mnem.Provenance | None
     content: object = None
     """What the item holds, as the adapter's item carries it (a copy the adapter owns), so the
@@ -418,52 +380,6 @@ def items_after(
     if added:
         items.high = max(items.high, added[-1].seq)
     return items
-
-
-def read(node: mnem.MemoryNode) -> Reading | None:
-    """How ``mnem-history`` shows a list memory's item or sequence mark; ``None`` for other nodes."""
-    parsed = Scope.parse(node.id)
-    if parsed is None:
-        return None
-    scope, key = parsed
-    if scope.family is not None or len(scope.parts) != 1:
-        return None
-    name = scope.parts[0]
-    if node.id == scope.sequence_id:
-        if not isinstance(node.content, int) or isinstance(node.content, bool):
-            return None
-        return Reading((name,), key, f"{name} (sequence mark)", node.content, internal=True)
-    seq = Scope.of(name).sequence_of(node.id)
-    content = node.content
-    if seq is None or not isinstance(content, dict) or content.get("format") != FORMAT:
-        return None
-    try:
-        value, details = _value(content)
-    except (ValueError, TypeError, binascii.Error):
-        return None
-    return Reading((name,), str(seq), f"{name} #{seq}", value, details)
-
-
-def _value(content: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    kind = content.get("kind")
-    payload = content.get("content")
-    mime = content.get("mime_type")
-    if kind not in KINDS or not isinstance(payload, str) or not isinstance(mime, str):
-        raise ValueError("not an item")
-    details: dict[str, Any] = {"mime_type": mime}
-    metadata = content.get("metadata")
-    if metadata is not None:
-        if not isinstance(metadata, str):
-            raise ValueError("not an item")
-        details["metadata"] = from_json_text(metadata)  # as stored: tags shown, not decoded
-    if kind == "str":
-        return payload, details
-    if kind == "dict":
-        return from_json_text(payload), details
-    size = len(base64.b64decode(payload, validate=True))
-    what = "image (PNG)" if kind == "image" else "bytes"
-    details["size_bytes"] = size
-    return f"[{what}, {size:,} bytes]", details
 
 
 def _key(node: mnem.MemoryNode) -> tuple[Any, ...] | None:

@@ -10,18 +10,16 @@ other wrote: a ``dict`` keeps its key order and the ``datetime``, ``date``,
 
 from __future__ import annotations
 
-import base64
-import binascii
 import copy
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import mnem
 
-from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, kept_copy, to_json_text
+from mnem_adapter_kit import kept_copy
 from mnem_adapter_kit.errors import InvalidInputError
-from mnem_adapter_kit.numbered import FORMAT, MIME_TYPES, New, record
+from mnem_adapter_kit.formats.autogen import MIME_TYPES, parse, record
+from mnem_adapter_kit.numbered import New
 
 TEXT = "text/plain"
 
@@ -43,23 +41,20 @@ def encode(item: object) -> dict[str, Any]:
         raise InvalidInputError(f"add() takes a MemoryContent or a str, not {type(item).__name__}")
     value = item.content
     if isinstance(value, str):
-        kind, payload = "str", check_text(value, "the content")
+        kind = "str"
     elif isinstance(value, bytes):
-        kind, payload = "bytes", base64.b64encode(value).decode("ascii")
+        kind = "bytes"
     elif isinstance(value, dict):
-        kind, payload = "dict", to_json_text(value, "the content", tagged=True)
+        kind = "dict"
     else:
         raise InvalidInputError(
             f"the content is a {type(value).__name__}; MemoryContent holds str, bytes or dict"
         )
-    mime = check_text(item.mime_type, "the mime_type")
     metadata = item.metadata
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInputError(f"metadata must be a dict or None, not {type(metadata).__name__}")
-    metadata_text = (
-        None if metadata is None else to_json_text(metadata, "the metadata", tagged=True)
-    )
-    return record(kind, payload, mime, mime_is_enum=mime in MIME_TYPES, metadata=metadata_text)
+    mime = item.mime_type
+    return record(kind, value, mime, mime_is_enum=mime in MIME_TYPES, metadata=metadata)
 
 
 def new(item: object, provenance: mnem.Provenance | None) -> New:
@@ -86,38 +81,12 @@ def new(item: object, provenance: mnem.Provenance | None) -> New:
 
 
 def decode(stored: object) -> MemoryContent | None:
-    """The item a record holds; ``None`` if ``stored`` is not one.
-
-    An item nested deeper than :data:`MAX_NESTING` levels is left out of reads,
-    with a warning, as ``mnem-autogen`` does; a damaged item is a ``ValueError``.
+    """The item a record holds; ``None`` if ``stored`` is not one (an AutoGen image reads as
+    its PNG bytes). :func:`~mnem_adapter_kit.formats.autogen.parse` says which are not, and
+    which are damaged, as ``mnem-autogen`` reads them.
     """
-    if not (isinstance(stored, dict) and stored.get("format") == FORMAT):
-        return None
-    kind = stored["kind"]
-    payload = stored["content"]
-    metadata_text = stored.get("metadata")
-    value: str | bytes | dict[str, Any]
-    try:
-        if kind == "str":
-            value = payload
-        elif kind in ("bytes", "image"):
-            value = base64.b64decode(payload, validate=True)
-        elif kind == "dict":
-            value = from_json_text(payload, tagged=True)
-        else:
-            raise ValueError(f"unknown content kind {kind!r}")
-        metadata = None if metadata_text is None else from_json_text(metadata_text, tagged=True)
-    except InvalidInputError:
-        warnings.warn(
-            f"a stored memory item nests deeper than {MAX_NESTING} levels, the limit for "
-            "new items; reads leave it out (it stays in the store's history)",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return None
-    except (ValueError, binascii.Error) as exc:
-        raise ValueError(f"a stored memory item is unreadable: {exc}") from exc
-    return MemoryContent(value, stored["mime_type"], metadata)
+    found = parse(stored)
+    return None if found is None else MemoryContent(found.content, found.mime_type, found.metadata)
 
 
 def fresh(item: MemoryContent) -> MemoryContent:

@@ -17,18 +17,17 @@ copies that share nothing mutable with it.
 from __future__ import annotations
 
 import base64
-import binascii
 import copy
-import warnings
 from typing import Any
 
 import mnem
 from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
 
-from mnem_adapter_kit import MAX_NESTING, check_text, from_json_text, kept_copy, to_json_text
+from mnem_adapter_kit import kept_copy
 from mnem_adapter_kit.errors import InvalidInputError
-from mnem_adapter_kit.numbered import FORMAT, New, record
+from mnem_adapter_kit.formats.autogen import parse, record
+from mnem_adapter_kit.numbered import New
 
 
 def encode(item: object) -> dict[str, Any]:
@@ -36,32 +35,26 @@ def encode(item: object) -> dict[str, Any]:
     if not isinstance(item, MemoryContent):
         raise InvalidInputError(f"add() takes a MemoryContent, not {type(item).__name__}")
     value = item.content
-    kind: str
-    payload: str
-    if isinstance(value, str):
-        kind, payload = "str", check_text(value, "the content")
+    content: str | bytes | dict[str, Any]
+    if isinstance(value, Image):
+        kind, content = "image", base64.b64decode(value.to_base64())
+    elif isinstance(value, str):
+        kind, content = "str", value
     elif isinstance(value, bytes):
-        kind, payload = "bytes", base64.b64encode(value).decode("ascii")
+        kind, content = "bytes", value
     elif isinstance(value, dict):
-        kind, payload = "dict", to_json_text(value, "the content", tagged=True)
-    elif isinstance(value, Image):
-        kind, payload = "image", value.to_base64()
+        kind, content = "dict", value
     else:
         raise InvalidInputError(
             f"the content is a {type(value).__name__}; MemoryContent holds str, bytes, dict or Image"
         )
     mime = item.mime_type
-    if isinstance(mime, MemoryMimeType):
-        mime_text, mime_is_enum = mime.value, True
-    else:
-        mime_text, mime_is_enum = check_text(mime, "the mime_type"), False
     metadata = item.metadata
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInputError(f"metadata must be a dict or None, not {type(metadata).__name__}")
-    metadata_text = (
-        None if metadata is None else to_json_text(metadata, "the metadata", tagged=True)
-    )
-    return record(kind, payload, mime_text, mime_is_enum=mime_is_enum, metadata=metadata_text)
+    enum = isinstance(mime, MemoryMimeType)
+    text = mime.value if isinstance(mime, MemoryMimeType) else mime
+    return record(kind, content, text, mime_is_enum=enum, metadata=metadata)
 
 
 def new(item: object, provenance: mnem.Provenance | None) -> New:
@@ -84,44 +77,18 @@ def new(item: object, provenance: mnem.Provenance | None) -> New:
 
 
 def decode(stored: object) -> MemoryContent | None:
-    """The ``MemoryContent`` that :func:`encode` stored; ``None`` if ``stored`` is not an item.
-
-    An item nested deeper than :data:`MAX_NESTING` levels (only versions before the
-    limit wrote them) is not one either: reads leave it out, with a warning, rather
-    than fail. A damaged item is a ``ValueError``.
+    """The ``MemoryContent`` that :func:`encode` stored; ``None`` if ``stored`` is not an item
+    (:func:`~mnem_adapter_kit.formats.autogen.parse` says which are not, and which are damaged).
     """
-    if not (isinstance(stored, dict) and stored.get("format") == FORMAT):
+    found = parse(stored)
+    if found is None:
         return None
-    kind = stored["kind"]
-    payload = stored["content"]
-    metadata_text = stored.get("metadata")
-    value: str | bytes | dict[str, Any] | Image
-    try:
-        if kind == "str":
-            value = payload
-        elif kind == "bytes":
-            value = base64.b64decode(payload, validate=True)
-        elif kind == "dict":
-            value = from_json_text(payload, tagged=True)
-        elif kind == "image":
-            value = Image.from_base64(payload)
-        else:
-            raise ValueError(f"unknown content kind {kind!r}")
-        metadata = None if metadata_text is None else from_json_text(metadata_text, tagged=True)
-    except InvalidInputError:
-        warnings.warn(
-            f"a stored memory item nests deeper than {MAX_NESTING} levels, the limit for "
-            "new items; reads leave it out (it stays in the store's history)",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return None
-    except (ValueError, binascii.Error) as exc:
-        raise ValueError(f"a stored memory item is unreadable: {exc}") from exc
-    mime: MemoryMimeType | str = stored["mime_type"]
-    if stored.get("mime_is_enum"):
-        mime = MemoryMimeType(mime)
-    return _construct(value, mime, metadata)
+    content: str | bytes | dict[str, Any] | Image = found.content
+    if found.kind == "image":
+        assert isinstance(content, bytes)  # the PNG
+        content = Image.from_base64(base64.b64encode(content).decode("ascii"))
+    mime = MemoryMimeType(found.mime_type) if found.mime_is_enum else found.mime_type
+    return _construct(content, mime, found.metadata)
 
 
 _new = MemoryContent.__new__

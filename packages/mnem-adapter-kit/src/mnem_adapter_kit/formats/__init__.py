@@ -10,7 +10,7 @@ what it writes reads back here as its own decoder reads it.
 
 | reader | format | module |
 | --- | --- | --- |
-| ``autogen`` | list memory items (``mnem-autogen/1``), also written by Agent Framework's context provider | :mod:`mnem_adapter_kit.numbered` |
+| ``autogen`` | list memory items (``mnem-autogen/1``), also written by Agent Framework's context provider | :mod:`.autogen` |
 | ``crewai`` | CrewAI memory records (``mnem-crewai/1``) | :mod:`.crewai` |
 | ``langgraph`` | LangGraph store items (``mnem-langgraph/1``) | :mod:`.langgraph` |
 | ``mcp`` | the MCP server's nodes (plain ids, plain JSON) | :mod:`.mcp` |
@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import numbered
 from .._reading import Reader, Reading
-from . import crewai, knowledge_graph, langgraph, mcp, sessions
+from . import autogen, crewai, knowledge_graph, langgraph, mcp, sessions
 
 READERS: Mapping[str, Reader] = {
     "agent-framework": sessions.AGENT_FRAMEWORK.read,
-    "autogen": numbered.read,
+    "autogen": autogen.read,
     "crewai": crewai.read,
     "knowledge-graph": knowledge_graph.read,
     "langgraph": langgraph.read,
@@ -37,4 +36,13 @@ READERS: Mapping[str, Reader] = {
 }
 """The view's readers by name. They claim disjoint sets of nodes; the rest are foreign."""
 
-__all__ = ["READERS", "Reading", "crewai", "knowledge_graph", "langgraph", "mcp", "sessions"]
+__all__ = [
+    "READERS",
+    "Reading",
+    "autogen",
+    "crewai",
+    "knowledge_graph",
+    "langgraph",
+    "mcp",
+    "sessions",
+]
