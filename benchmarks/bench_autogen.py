@@ -58,7 +58,7 @@ ADD_WHY = (
     " The rest is the adapter's own work around the two engine calls: the yield to the event"
     " loop every async call makes first (right after a commit's fsync the loop's `epoll_wait`"
     " takes 15-30 µs here instead of 1-2), encoding, the change record's line and the mirror's"
-    " decoding, which run slower here than alone (about 30 µs with the engine stubbed out)"
+    " copy of the item (ADR 0033: no decode), which run slower here than alone (about 30 µs with the engine stubbed out)"
     " because the engine's commit has just left the caches cold."
 )
 FOREIGN_WHY = (

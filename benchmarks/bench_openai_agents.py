@@ -45,8 +45,8 @@ NAME = "bench"
 ADD_WHY = (
     " The rest is a fixed cost around the engine's calls, as for AutoGen's `add`: the yield to"
     " the event loop every async call makes first (slow right after a commit's fsync), encoding"
-    " and provenance for each item, the change record's line and the mirror's decoding of what"
-    " was committed, all run with caches the commit left cold. Against a small store's short"
+    " and provenance for each item, the change record's line and the mirror's entry for each"
+    " (taken as staged, not decoded), all run with caches the commit left cold. Against a small store's short"
     " commit it weighs more; the session's own work no longer grows with its length."
 )
 

@@ -136,7 +136,7 @@ def test_a_store_only_read_after_a_killed_write_serves_and_keeps_no_staged_debri
     killed = (
         "import os, signal, sys\n"
         "from autogen_core.memory import MemoryContent\n"
-        "from mnem_autogen import codec\n"
+        "from mnem_autogen import _codec as codec\n"
         "from mnem_adapter_kit import open_store\n"
         "with open_store(sys.argv[1], author='mnem-autogen').write() as write:\n"
         "    item = codec.encode(MemoryContent(content='never committed', mime_type='text/plain'))\n"

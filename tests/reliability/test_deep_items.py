@@ -22,7 +22,8 @@ from mcp import Client
 
 from mnem_adapter_kit import MAX_NESTING, Scope
 from mnem_adapter_kit.testing.stores import committed_ids, head_commit, write_foreign
-from mnem_autogen import InvalidInputError, MnemosyneMemory, codec
+from mnem_autogen import InvalidInputError, MnemosyneMemory
+from mnem_autogen import _codec as codec
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
 

@@ -20,7 +20,7 @@ from mnem_adapter_kit.testing.stores import commits
 from mnem_agent_framework import InvalidInputError, MemoryContent, MnemosyneContextProvider
 from mnem_agent_framework.memory import default_store_path
 from mnem_autogen import MnemosyneMemory
-from mnem_autogen.memory import default_store_path as autogen_default_store_path
+from mnem_autogen._memory import default_store_path as autogen_default_store_path
 
 DICT = {
     "b": 1,

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from mnem_adapter_kit.testing.stores import commit_count
 from mnem_autogen import InvalidInputError, MnemosyneMemory, NoStoreError
-from mnem_autogen.config import DEFAULT_NAME
+from mnem_autogen._config import DEFAULT_NAME
 
 # The HTTP library the installed openai client is built on (httpx2 in openai 3, httpx before).
 httpx = importlib.import_module("httpx2" if importlib.util.find_spec("httpx2") else "httpx")
@@ -227,7 +227,7 @@ async def test_an_added_item_is_served_as_given_without_its_record_being_decoded
     turns into its int, is the case left to decoding)."""
     from enum import IntEnum
 
-    from mnem_autogen import codec
+    from mnem_autogen import _codec as codec
 
     class Level(IntEnum):
         HIGH = 2

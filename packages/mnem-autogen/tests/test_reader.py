@@ -12,7 +12,8 @@ from PIL import Image as PILImage
 from mnem_adapter_kit import open_store
 from mnem_adapter_kit.formats import autogen as list_format
 from mnem_adapter_kit.testing.stores import write_foreign
-from mnem_autogen import MnemosyneMemory, codec
+from mnem_autogen import MnemosyneMemory
+from mnem_autogen import _codec as codec
 
 
 def nodes_of(store: Path) -> dict[str, mnem.MemoryNode]:

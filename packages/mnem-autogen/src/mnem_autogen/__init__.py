@@ -13,9 +13,9 @@ from mnem_adapter_kit.errors import (
     StoreIoError,
 )
 
-from .config import MnemosyneMemoryConfig
-from .history import ItemOrigin, MemoryCommit, MemoryItem
-from .memory import MnemosyneMemory, render_memory_context
+from ._config import MnemosyneMemoryConfig
+from ._history import ItemOrigin, MemoryCommit, MemoryItem
+from ._memory import MnemosyneMemory, render_memory_context
 
 __version__ = "0.1.0"
 

@@ -38,10 +38,10 @@ from mnem_adapter_kit import (
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import InvalidInputError
 
-from . import codec
-from .config import DEFAULT_NAME, DEFAULT_ROOT, MnemosyneMemoryConfig
-from .history import ItemOrigin, MemoryCommit, MemoryItem
-from .items import LAYOUT, Entry
+from . import _codec as codec
+from ._config import DEFAULT_NAME, DEFAULT_ROOT, MnemosyneMemoryConfig
+from ._history import ItemOrigin, MemoryCommit, MemoryItem
+from ._items import LAYOUT, Entry
 
 T = TypeVar("T")
 
@@ -216,9 +216,16 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     ) -> None:
         """Add one item as one commit (or as part of the enclosing :meth:`batch`).
 
-        ``provenance`` says where the item came from, with any of the fields
-        ``agent_step``, ``observation``, ``tool_call``, ``source`` and ``note`` (strings);
-        :meth:`why` answers with it.
+        Args:
+            content: The item, as ``ListMemory.add`` takes it.
+            cancellation_token: Abandons the add while it waits for the store.
+            provenance: Where the item came from, with any of the fields ``agent_step``,
+                ``observation``, ``tool_call``, ``source`` and ``note`` (strings);
+                :meth:`why` answers with it.
+
+        Raises:
+            InvalidInputError: content or provenance that cannot be stored exactly;
+                nothing is written.
         """
         new = codec.new(content, numbered.provenance(provenance))
         batch = self._open_batch()
@@ -231,9 +238,13 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             await _cancellable(cancellation_token, self._commit([new], clear=False))
 
     async def forget(self, item_id: str) -> None:
-        """Remove item ``item_id`` (an id from :meth:`items`) in one commit; history keeps it.
+        """Remove one item in one commit; history keeps it, and its id is never given again.
 
-        Its id is never given again. ``not_found`` if the memory holds no such item.
+        Args:
+            item_id: An id from :meth:`items`.
+
+        Raises:
+            NotFoundError: the memory holds no such item now.
         """
         self._refuse_in_batch("forget")
         async with self._store.awrite(self._mirror) as write:
@@ -242,11 +253,17 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
             )
 
     async def restore(self, commit: str) -> None:
-        """Bring the items back to what they were at ``commit``, in one new commit.
+        """Bring the items back to what they were at a commit, in one new commit.
 
-        Afterwards :meth:`query` returns what ``query_at(commit)`` does; items added
+        Afterwards :meth:`query` returns what ``query_at(commit)`` does: items added
         since are removed, items removed since come back under their ids, and the
         history keeps every commit. No commit if nothing differs.
+
+        Args:
+            commit: A commit id, an id prefix or a branch.
+
+        Raises:
+            InvalidRefError: no such commit.
         """
         self._refuse_in_batch("restore")
         async with self._store.awrite(self._mirror) as write:
@@ -313,14 +330,30 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     # --- history --------------------------------------------------------------
 
     async def items(self) -> list[MemoryItem]:
-        """Every item with its id (the id :meth:`why` takes), oldest first."""
+        """Every item with its id, oldest first.
+
+        Returns:
+            The items, each with the id :meth:`why` and :meth:`forget` take.
+        """
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
             ordered = self._items().ordered[:]
         return [MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in ordered]
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
-        """The commit that gave ``item_id`` its value as of ``at`` (default HEAD), and when."""
+        """The commit that gave an item its value, and when.
+
+        Args:
+            item_id: An id from :meth:`items`.
+            at: The commit to ask as of (a commit id, id prefix or branch); HEAD if None.
+
+        Returns:
+            The commit, its time, the item as it was and the provenance it was added with.
+
+        Raises:
+            InvalidInputError: ``item_id`` is not an item id of this memory.
+            InvalidRefError: no such item as of ``at``, or no such commit.
+        """
         blame, item = await LAYOUT.origin(self._store, self._scope, self._name, item_id, at)
         return ItemOrigin(
             item_id=item_id,
@@ -335,8 +368,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     ) -> MemoryCommit | None:
         """The first commit (first-parent chain) after which ``predicate(items)`` holds.
 
-        ``predicate`` sees this memory's items as of a commit, oldest first, and is
-        assumed to stay true once true. None if it does not hold now.
+        Args:
+            predicate: Sees this memory's items as of a commit, oldest first; assumed to
+                stay true once true.
+
+        Returns:
+            That commit with what it changed, or None if the predicate does not hold now.
         """
         found = await LAYOUT.first_where(
             self._store,
@@ -346,16 +383,29 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         return None if found is None else MemoryCommit(**vars(found[0]), changes=found[1])
 
     async def history(self, limit: int | None = None) -> list[MemoryCommit]:
-        """The commits that changed this memory, newest first (at most ``limit``).
+        """The commits that changed this memory, newest first.
 
         Follows the current branch's first-parent chain; a merge shows as the merge
         commit, with the changes it brought in.
+
+        Args:
+            limit: At most this many commits; all if None.
+
+        Returns:
+            Each commit with the item ids it added, changed or removed.
         """
         found = await LAYOUT.commits(self._store, self._scope, limit)
         return [MemoryCommit(**vars(record), changes=changes) for record, changes in found]
 
     async def query_at(self, commit: str) -> MemoryQueryResult:
-        """The items as they were at ``commit`` (a commit id, id prefix or branch)."""
+        """The items as they were at a commit, as :meth:`query` returned them then.
+
+        Args:
+            commit: A commit id, an id prefix or a branch.
+
+        Raises:
+            InvalidRefError: no such commit.
+        """
         items = await LAYOUT.items_at(self._store, self._scope, commit)
         return MemoryQueryResult(results=[codec.fresh(item.content) for item in items])
 
@@ -370,8 +420,12 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     ) -> MnemosyneMemory:
         """A ``MnemosyneMemory`` of the same name holding ``memory``'s items, added in one commit.
 
-        ``options`` are the constructor's keyword arguments. Items already in the
-        target memory stay, and ``memory``'s follow them.
+        Items already in the target memory stay, and ``memory``'s follow them.
+
+        Args:
+            memory: The ``ListMemory`` to copy.
+            store_path: As the constructor takes it.
+            **options: The constructor's other keyword arguments.
         """
         target = cls(memory.name, store_path, **options)
         async with target.batch():

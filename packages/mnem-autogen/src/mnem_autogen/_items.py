@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mnem_adapter_kit.numbered import Layout, Mark
 
-from . import codec
-from .history import MemoryItem
+from . import _codec as codec
+from ._history import MemoryItem
 
 Entry = MemoryItem | Mark
 
