@@ -12,7 +12,7 @@ is its own: a :class:`Layout` decodes nodes into the adapter's item type; :meth:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
@@ -486,31 +486,65 @@ class Branches:
         """Every branch among decoded values: main, then the others by name."""
         return [MAIN, *sorted(v.branch for v in values if isinstance(v, Origin))]
 
-    def create(
+    def from_turn(
         self,
         write: Write,
+        entries: Sequence[ItemT],
+        turns: Sequence[int],
         *,
+        turn: object,
         name: str | None,
-        default: str,
         taken: Iterable[str],
         parent: str,
-        turn: int,
         high: int,
-    ) -> tuple[str, Scope]:
-        """Stage a new branch of ``parent`` from turn ``turn`` and switch to it: its name and
-        scope, into which the caller stages the items it keeps.
+        starts_turn: Callable[[ItemT], bool],
+        copy: Callable[[ItemT, int], tuple[Any, mnem.Provenance]],
+        what: str,
+        noun: str,
+    ) -> str:
+        """Stage a branch of ``parent`` holding its entries before turn ``turn``, and switch
+        to it; returns its name (``turn-<n>`` if ``name`` is None).
 
-        ``high``: the parent's high-water number, so the branch's new items number after
-        every item the parent had. A name that is blank, taken, ``main``, or that a commit
-        id could mean (4 or more hex digits) is refused.
+        Args:
+            entries: The parent's entries, oldest first; ``turns`` says each one's turn.
+            taken: The names of the scope's branches.
+            high: The parent's high-water number: the branch's new entries number after it.
+            starts_turn: Whether an entry begins a turn (a user message).
+            copy: An entry's node content and provenance, for its copy on the branch (same
+                number; the provenance's note names the entry copied).
+            what: The scope in messages (``"session 'x'"``); ``noun``: an entry (``"item"``).
+
+        Raises:
+            InvalidInputError: ``turn`` is not an int, or no entry starts it; a name that is
+                blank, taken, ``main``, or that a commit id could mean (4 or more hex digits).
         """
-        chosen = _branching.new_name(name, default, {MAIN, *taken})
+        if not isinstance(turn, int) or isinstance(turn, bool):
+            raise InvalidInputError(f"the turn number must be an int, not {turn!r}")
+        pairs = list(zip(entries, turns, strict=True))
+        if not any(starts_turn(entry) and at == turn for entry, at in pairs):
+            raise InvalidInputError(f"turn {turn} of {what} holds no user message")
+        chosen = _branching.new_name(name, f"turn-{turn}", {MAIN, *taken})
         scope = self.of(chosen)
         write.add(scope.reserved_id("_from"), {"parent": parent, "turn": turn})
         if high:
             write.add(scope.sequence_id, high)
         write.add(self.pointer_id, chosen)
-        return chosen, scope
+        kept = [(entry, at) for entry, at in pairs if at < turn]
+        for entry, at in kept:
+            content, made = copy(entry, at)
+            provenance = mnem.Provenance(
+                agent_step=made.agent_step,
+                observation=made.observation,
+                tool_call=made.tool_call,
+                source=made.source,
+                note=f"copied from {entry.id}",
+            )
+            write.add(scope.sequence_item_id(entry.seq), content, provenance=provenance)
+        write.message = (
+            f"branch {chosen!r} of {what} from turn {turn}: "
+            f"{len(kept)} {noun}(s) kept, {len(pairs) - len(kept)} set aside"
+        )
+        return chosen
 
     def restore(self, write: Write, commit: str, values: Mapping[str, object], what: str) -> str:
         """Stage the scope back to ``commit``: on the branch it was on then, that branch's items

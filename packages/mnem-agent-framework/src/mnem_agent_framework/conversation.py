@@ -406,42 +406,24 @@ class MnemosyneHistoryProvider(HistoryProvider):
         taken, ``main``, or that a commit id could mean (4 or more hex digits) is
         refused; None takes ``turn-<n>`` (``turn-<n>-2``, ... if taken).
         """
-        if not isinstance(turn_number, int) or isinstance(turn_number, bool):
-            raise InvalidInputError(f"the turn number must be an int, not {turn_number!r}")
         async with self._using(session_id) as session, session.writing() as (write, now):
-            pairs = list(zip(now.ordered, now.turns, strict=True))
-            if not any(entry.stored.starts_turn and turn == turn_number for entry, turn in pairs):
-                raise InvalidInputError(
-                    f"turn {turn_number} of session {session.id!r} holds no user message"
-                )
-            name, scope = session.branches.create(
+            return session.branches.from_turn(
                 write,
+                now.ordered,
+                now.turns,
+                turn=turn_number,
                 name=branch_name,
-                default=f"turn-{turn_number}",
                 taken=Branches.names(session.mirror.values.values()),
                 parent=_current(session.mirror.values.get(session.branches.pointer_id)),
-                turn=turn_number,
                 high=now.high,
-            )
-            kept = [(entry, turn) for entry, turn in pairs if turn < turn_number]
-            for entry, turn in kept:
-                made = entry.stored.provenance(turn)
-                write.add(
-                    scope.sequence_item_id(entry.seq),
+                starts_turn=lambda entry: entry.stored.starts_turn,
+                copy=lambda entry, turn: (
                     entry.stored.node_content(),
-                    provenance=mnem.Provenance(
-                        agent_step=made.agent_step,
-                        observation=made.observation,
-                        tool_call=made.tool_call,
-                        source=made.source,
-                        note=f"copied from {entry.id}",
-                    ),
-                )
-            write.message = (
-                f"branch {name!r} of session {session.id!r} from turn {turn_number}: "
-                f"{len(kept)} message(s) kept, {len(pairs) - len(kept)} set aside"
+                    entry.stored.provenance(turn),
+                ),
+                what=f"session {session.id!r}",
+                noun="message",
             )
-        return name
 
     async def switch_to_branch(self, session_id: str | None, branch_name: str) -> None:
         """Make ``branch_name`` the session's current branch (one commit; none if it is)."""

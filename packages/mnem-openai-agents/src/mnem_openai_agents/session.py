@@ -409,25 +409,9 @@ class MnemosyneSession:
         name that is blank, taken, ``main``, or that a commit id could mean (4 or more
         hex digits) is refused; None takes ``turn-<n>`` (``turn-<n>-2``, ... if taken).
         """
-        if not isinstance(turn_number, int) or isinstance(turn_number, bool):
-            raise InvalidInputError(f"the turn number must be an int, not {turn_number!r}")
         async with self._writing() as (write, now):
-            pairs = list(zip(now.ordered, now.turns, strict=True))
-            if not any(entry.user and turn == turn_number for entry, turn in pairs):
-                raise InvalidInputError(
-                    f"turn {turn_number} of session {self.session_id!r} holds no user message"
-                )
-            name, scope = self._branches.create(
-                write,
-                name=branch_name,
-                default=f"turn-{turn_number}",
-                taken=Branches.names(self._mirror.values.values()),
-                parent=now.branch,
-                turn=turn_number,
-                high=now.high,
-            )
-            kept = [(entry, turn) for entry, turn in pairs if turn < turn_number]
-            for entry, turn in kept:
+
+            def copy(entry: _Entry, turn: int) -> tuple[Any, mnem.Provenance]:
                 made = provenance_of(
                     json.loads(entry.text),
                     turn,
@@ -435,21 +419,25 @@ class MnemosyneSession:
                     hooks=self.hooks,
                     name_of_call=now.name_of_call,
                 )
-                write.add(
-                    scope.sequence_item_id(entry.seq),
-                    {"format": codec.FORMAT, "item": entry.text},
-                    provenance=mnem.Provenance(
-                        agent_step=made.agent_step,
-                        tool_call=made.tool_call,
-                        source=made.source,
-                        note=f"copied from {entry.id}",
-                    ),
+                made = mnem.Provenance(
+                    agent_step=made.agent_step, tool_call=made.tool_call, source=made.source
                 )
-            write.message = (
-                f"branch {name!r} of session {self.session_id!r} from turn {turn_number}: "
-                f"{len(kept)} item(s) kept, {len(pairs) - len(kept)} set aside"
+                return {"format": codec.FORMAT, "item": entry.text}, made
+
+            return self._branches.from_turn(
+                write,
+                now.ordered,
+                now.turns,
+                turn=turn_number,
+                name=branch_name,
+                taken=Branches.names(self._mirror.values.values()),
+                parent=now.branch,
+                high=now.high,
+                starts_turn=lambda entry: entry.user,
+                copy=copy,
+                what=f"session {self.session_id!r}",
+                noun="item",
             )
-        return name
 
     async def switch_to_branch(self, branch_name: str) -> None:
         """Make ``branch_name`` the session's current branch (one commit; none if it is)."""
