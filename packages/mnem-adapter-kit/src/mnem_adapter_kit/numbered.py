@@ -1,25 +1,28 @@
-"""A list memory's layout, shared by every adapter that keeps one (AutoGen, Agent Framework).
+"""Numbered scopes: the one list type of every append-shaped scope (ADR 0034).
 
-A list memory named ``name`` keeps its items as nodes ``<name>:0000000001``,
-``<name>:0000000002``, ... in the order added (``Scope.of(name)``); once a clear has
-tombstoned the items, ``<name>:_seq`` keeps the highest number used, so a number is
-never given twice. Each item's content is a record of the ``mnem-autogen/1`` format
-(:mod:`mnem_adapter_kit.formats.autogen`), so a memory written through one framework
-is read, cleared and added to through another. What a framework makes of a record
-is its own: a :class:`Layout` decodes nodes into the adapter's item type; :meth:`Layout.stage` / :func:`items_after` add and clear,
-:func:`forget` removes one item and :func:`restore` brings the items back to a commit.
+A list memory (AutoGen, Agent Framework), an Agents SDK session and an Agent Framework
+conversation all keep their items as nodes ``<scope>:0000000001``, ``<scope>:0000000002``,
+... in the order added; once items have been removed, ``<scope>:_seq`` keeps the highest
+number used, so a number is never given twice. A scope that branches keeps each branch
+one part deeper (:class:`Branches`, ADR 0029).
+
+Each adapter supplies only a :class:`Layout`: how a node's content becomes its own item.
+A :class:`Listing` does the rest, once for all of them: the scope's mirror, its items
+derived once per mirror version, the ids an append takes, a removal, a clear, a restore,
+a branch from a turn, and carrying the items over the scope's own write.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 import mnem
 
 from . import _branching, history
-from ._commit import Write, describe, restore_message
+from ._commit import Committed, Write, describe, restore_message
 from ._ids import SEPARATOR, Scope, is_scope_id, unescape
 from ._mirror import Mirror
 from ._store import Store
@@ -30,20 +33,13 @@ from .history import ChangeKind, CommitRecord, Lru
 __all__ = [
     "DEFAULT_NAME",
     "DEFAULT_ROOT",
-    "MAIN",
     "Branches",
     "Items",
     "Layout",
-    "Mark",
+    "Listing",
     "New",
-    "Origin",
-    "Pointer",
-    "Staged",
     "context_text",
-    "forget",
-    "items_after",
     "provenance",
-    "restore",
 ]
 
 DEFAULT_NAME = "default_list_memory"
@@ -124,19 +120,20 @@ class Mark:
 
 
 class Layout(Generic[ItemT]):
-    """How one adapter reads and writes a list memory's items.
+    """How one adapter reads and writes the items of a numbered scope.
 
     Args:
         decode: ``decode(node_id, seq, content)``, the adapter's item of a node's content,
             or ``None`` for content that is not a record it reads (the node then counts
             as a :class:`Mark`).
-        make: ``make(node_id, seq, content)``, the item of a :class:`New` it adds.
+        make: ``make(node_id, seq, content)``, the item of a :class:`New` it adds
+            (for :meth:`Listing.stage`).
     """
 
     def __init__(
         self,
         decode: Callable[[str, int, object], ItemT | None],
-        make: Callable[[str, int, Any], ItemT],
+        make: Callable[[str, int, Any], ItemT] | None = None,
     ) -> None:
         self._decode = decode
         self._make = make
@@ -156,6 +153,24 @@ class Layout(Generic[ItemT]):
                 return None
             item = decode(node.id, seq, node.content)
             return Mark(seq) if item is None else item
+
+        return entry
+
+    def branch_decoder(
+        self, branches: Branches
+    ) -> Callable[[mnem.MemoryNode], ItemT | Mark | Pointer | Origin | None]:
+        """Decode any node of any branch of a scope (ADR 0029)."""
+        decoders: dict[str, Callable[[mnem.MemoryNode], ItemT | Mark | None]] = {}
+
+        def entry(node: mnem.MemoryNode) -> ItemT | Mark | Pointer | Origin | None:
+            told = branches.read(node)
+            branch = branches.branch_of(node.id)
+            if told is not None or branch is None:
+                return told
+            decode = decoders.get(branch)
+            if decode is None:
+                decode = decoders[branch] = self.decoder(branches.of(branch))
+            return decode(node)
 
         return entry
 
@@ -179,41 +194,6 @@ class Layout(Generic[ItemT]):
                 found.append(entry)
         found.sort(key=lambda item: item.seq)
         return found
-
-    def stage(
-        self,
-        write: Write,
-        mirror: Mirror[ItemT | Mark],
-        scope: Scope,
-        items: Items[ItemT],
-        adds: list[New],
-        *,
-        clear: bool,
-        name: str,
-    ) -> Staged[ItemT]:
-        """Stage one commit of memory ``name``: optionally tombstone every item, then add ``adds``.
-
-        Each added item is handed to the mirror as :meth:`make` builds it (see
-        :attr:`New.content`), not decoded back from its record.
-        """
-        cleared = items.ordered if clear else []
-        if cleared:
-            _keep_high(write, mirror, scope, items.high)
-            for item in cleared:
-                write.remove(item.id)
-        added: list[str] = []
-        for seq, new in enumerate(adds, items.high + 1):
-            node_id = scope.sequence_item_id(seq)
-            value = None if new.content is None else self._make(node_id, seq, new.content)
-            write.add(node_id, new.stored, provenance=new.provenance, value=value)
-            added.append(node_id)
-        if cleared:
-            write.message = f"clear {name!r} ({len(cleared)} item(s))" + (
-                f", then add {len(added)}" if added else ""
-            )
-        else:
-            write.message = describe("add", added)
-        return Staged(items, mirror.version, bool(cleared), added)
 
     # --- a memory's history, read through its store --------------------------
 
@@ -267,119 +247,283 @@ def _items_of(scope: Scope) -> Callable[[str], bool]:
     return lambda node_id: scope.sequence_of(node_id) is not None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Items(Generic[ItemT]):
-    """The items of one mirror version, oldest first, and the high-water number.
+    """The items of one scope (one branch) as of one mirror version.
 
-    Readers take what they need from it without awaiting, so a write may extend it in place.
+    ``ordered`` only ever grows in place (the scope's own appends); any other change
+    makes a new list, so a reader may keep what it derived from a prefix of it.
     """
 
+    scope: Scope
+    """Where the items are: the scope, or the branch's."""
+    branch: str
     ordered: list[ItemT]
+    """Oldest first."""
+    turns: list[int]
+    """Each item's turn (how many items up to it start one); empty when turns are not counted."""
     high: int
+    """The high-water number: no item is ever numbered at or below it again."""
 
-    @classmethod
-    def of(cls, entries: Iterable[ItemT | Mark]) -> Items[ItemT]:
-        """From a mirror's entries, which come in id order: number order, so rarely sorted."""
+
+class Listing(Generic[ItemT]):
+    """One numbered scope as this process holds it: the list type of every append-shaped scope.
+
+    It owns the scope's :attr:`mirror` and the items derived from it, once per mirror
+    version; after the scope's own write (:meth:`took`), the items are derived from the
+    ones before it, so an append costs its own items, not the list's length.
+
+    Args:
+        layout: How the adapter's items are read and made.
+        where: The scope, or the :class:`Branches` of a scope that branches: the items are
+            then the current branch's, and the mirror holds every branch's nodes.
+        starts_turn: Whether an item begins a turn (a session's user message); given, the
+            items' :attr:`Items.turns` are counted.
+    """
+
+    def __init__(
+        self,
+        layout: Layout[ItemT],
+        where: Scope | Branches,
+        starts_turn: Callable[[ItemT], bool] | None = None,
+    ) -> None:
+        self.layout = layout
+        self.branches = where if isinstance(where, Branches) else None
+        self._scope = where.scope if isinstance(where, Branches) else where
+        self._starts_turn = starts_turn
+        self.decode: Callable[[mnem.MemoryNode], ItemT | Mark | Pointer | Origin | None] = (
+            layout.branch_decoder(where) if isinstance(where, Branches) else layout.decoder(where)
+        )
+        self.mirror: Mirror[ItemT | Mark | Pointer | Origin] = Mirror(where.owns, self.decode)
+        self._held: tuple[int, Items[ItemT]] | None = None
+
+    def now(self) -> Items[ItemT]:
+        """The items as of the mirror's version (sync the mirror first)."""
+        version = self.mirror.version
+        if self._held is None or self._held[0] != version:
+            self._held = (version, self.of(self.mirror.values))
+        return self._held[1]
+
+    def branch_in(self, values: Mapping[str, object]) -> str:
+        """The branch decoded nodes say the scope is on (:data:`MAIN` for a scope that never
+        branched)."""
+        if self.branches is None:
+            return MAIN
+        pointer = values.get(self.branches.pointer_id)
+        return pointer.branch if isinstance(pointer, Pointer) else MAIN
+
+    def of(self, values: Mapping[str, object], branch: str | None = None) -> Items[ItemT]:
+        """The items of ``branch`` (None: the current one) among decoded nodes by id."""
+        if branch is None:
+            branch = self.branch_in(values)
+        scope = self._scope if self.branches is None else self.branches.of(branch)
         ordered: list[ItemT] = []
         high = 0
         in_order = True
-        for entry in entries:
-            seq = entry.seq
-            if not isinstance(entry, Mark):
+        for node_id, value in values.items():
+            if not scope.owns(node_id) or isinstance(value, Pointer | Origin):
+                continue
+            seq = cast(Numbered, value).seq
+            if not isinstance(value, Mark):
                 if ordered and seq < ordered[-1].seq:
                     in_order = False
-                ordered.append(entry)
-            if seq > high:
-                high = seq
+                ordered.append(cast(ItemT, value))
+            high = max(high, seq)
         if not in_order:
             ordered.sort(key=lambda item: item.seq)
-        return cls(ordered, high)
+        return Items(scope, branch, ordered, self._turns(ordered, 0), high)
 
+    def in_state(
+        self, state: Mapping[str, mnem.MemoryNode], branch: str | None = None
+    ) -> Items[ItemT]:
+        """The items of ``branch`` (None: the branch it was on) in a whole store state."""
+        owns, decode = self.owns, self.decode
+        values = {
+            node_id: value
+            for node_id, node in state.items()
+            if owns(node_id) and (value := decode(node)) is not None
+        }
+        return self.of(values, branch)
 
-@dataclass(frozen=True)
-class Staged(Generic[ItemT]):
-    """What :func:`stage` staged, on top of which items and mirror version."""
+    def owns(self, node_id: str) -> bool:
+        """Whether ``node_id`` is a node of the scope (of any of its branches)."""
+        return self.branches.owns(node_id) if self.branches else self._scope.owns(node_id)
 
-    items: Items[ItemT]
-    version: int
-    cleared: bool
-    added: list[str]
+    def owns_item(self, node_id: str) -> bool:
+        """Whether ``node_id`` is an item's (of any branch), not a mark or a branch's node."""
+        if self.branches is None:
+            return self._scope.sequence_of(node_id) is not None
+        branch = self.branches.branch_of(node_id)
+        return branch is not None and self.branches.of(branch).sequence_of(node_id) is not None
 
+    def _turns(self, items: Iterable[ItemT], turn: int) -> list[int]:
+        starts = self._starts_turn
+        if starts is None:
+            return []
+        turns = []
+        for item in items:
+            turn += starts(item)
+            turns.append(turn)
+        return turns
 
-def forget(
-    write: Write,
-    mirror: Mirror[ItemT | Mark],
-    scope: Scope,
-    items: Items[ItemT],
-    item_id: object,
-    *,
-    name: str,
-) -> None:
-    """Stage the removal of item ``item_id`` of memory ``name`` (a tombstone; its id stays used).
+    # --- writing (inside the scope's write block) ------------------------------
 
-    ``not_found`` if the memory holds no such item now.
-    """
-    if not isinstance(item_id, str):
-        raise InvalidInputError(f"an item id is a str, not {type(item_id).__name__}")
-    entry = mirror.values.get(item_id)
-    if entry is None or isinstance(entry, Mark):
-        raise NotFoundError(f"memory {name!r} holds no item {item_id!r}")
-    _keep_high(write, mirror, scope, items.high)
-    write.remove(item_id)
-    write.message = f"forget {item_id}"
+    def appending(self) -> Iterator[tuple[int, str]]:
+        """The number and node id of each item appended now, in order (numbers after the
+        high-water number, so none is ever given twice)."""
+        now = self.now()
+        for seq in itertools.count(now.high + 1):
+            yield seq, now.scope.sequence_item_id(seq)
 
+    def stage(self, write: Write, adds: Sequence[New], *, clear: bool, name: str) -> None:
+        """Stage one commit of memory ``name``: optionally tombstone every item, then add
+        ``adds``.
 
-def restore(
-    write: Write,
-    mirror: Mirror[ItemT | Mark],
-    scope: Scope,
-    items: Items[ItemT],
-    commit: str,
-    *,
-    name: str,
-) -> None:
-    """Stage what brings memory ``name``'s items back to their state at ``commit``.
+        Each added item is handed to the mirror as the layout's ``make`` builds it (see
+        :attr:`New.content`), not decoded back from its record.
+        """
+        make = self.layout._make
+        cleared = self.remove(write, self.now().ordered) if clear else 0
+        added: list[str] = []
+        for (seq, node_id), new in zip(self.appending(), adds, strict=False):
+            value = None if new.content is None or make is None else make(node_id, seq, new.content)
+            write.add(node_id, new.stored, provenance=new.provenance, value=value)
+            added.append(node_id)
+        if cleared:
+            write.message = f"clear {name!r} ({cleared} item(s))" + (
+                f", then add {len(added)}" if added else ""
+            )
+        else:
+            write.message = describe("add", added)
 
-    Items added since are removed, items removed since come back as the nodes they
-    were (content and provenance); the sequence mark keeps every number used. Nothing
-    is staged when the items already are as they were.
-    """
-    done = write.restore(commit, lambda node_id: scope.sequence_of(node_id) is not None, repr(name))
-    if done.removed:
-        _keep_high(write, mirror, scope, items.high)
+    def keep_high(self, write: Write) -> None:
+        """Record the high-water number before removing items, so no number is given twice."""
+        now = self.now()
+        if self.mirror.values.get(now.scope.sequence_id) != Mark(now.high):
+            write.add(now.scope.sequence_id, now.high)
 
+    def remove(self, write: Write, items: Iterable[ItemT]) -> int:
+        """Stage the removal of ``items`` (tombstones; their numbers stay used); how many."""
+        count = 0
+        for item in items:
+            if not count:
+                self.keep_high(write)
+            write.remove(item.id)
+            count += 1
+        return count
 
-def _keep_high(write: Write, mirror: Mirror[Any], scope: Scope, high: int) -> None:
-    """Record the high-water number before removing items, so no number is given twice."""
-    if mirror.values.get(scope.sequence_id) != Mark(high):
-        write.add(scope.sequence_id, high)
+    def forget(self, write: Write, item_id: object, *, name: str) -> None:
+        """Stage the removal of item ``item_id`` of memory ``name``.
 
+        ``not_found`` if the memory holds no such item now.
+        """
+        if not isinstance(item_id, str):
+            raise InvalidInputError(f"an item id is a str, not {type(item_id).__name__}")
+        entry = self.mirror.values.get(item_id)
+        if entry is None or isinstance(entry, Mark | Pointer | Origin):
+            raise NotFoundError(f"memory {name!r} holds no item {item_id!r}")
+        self.keep_high(write)
+        write.remove(item_id)
+        write.message = f"forget {item_id}"
 
-def items_after(
-    mirror: Mirror[ItemT | Mark], write: Write, staged: Staged[ItemT]
-) -> Items[ItemT] | None:
-    """The items after a memory's own write, derived from the ones before it, not afresh.
+    def restore(self, write: Write, commit: str, what: str) -> None:
+        """Stage what brings the items back to their state at ``commit``.
 
-    None when the mirror moved in another way too (the caller derives them afresh).
-    """
-    committed = write.committed
-    if committed is None or mirror.commit != committed.commit:
-        return None
-    if mirror.version != staged.version + 1:
-        return None
-    added: list[ItemT] = []
-    for node_id in staged.added:
-        entry = mirror.values[node_id]
-        if isinstance(entry, Mark):
-            return None
-        added.append(entry)
-    items = staged.items
-    if staged.cleared:
-        items.ordered = []
-    items.ordered.extend(added)
-    if added:
-        items.high = max(items.high, added[-1].seq)
-    return items
+        Items added since are removed, items removed since come back as the nodes they
+        were (content and provenance); the mark keeps every number used. A scope that
+        branches goes back to the branch it was on then, whose items are restored; no
+        other branch is touched. Nothing is staged when all already is so.
+        """
+        if self.branches is not None:
+            self.branches.restore(write, commit, self.mirror.values, what)
+            return
+        done = write.restore(commit, self.owns_item, what)
+        if done.removed:
+            self.keep_high(write)
+
+    def branch_from_turn(
+        self,
+        write: Write,
+        *,
+        turn: object,
+        name: str | None,
+        copy: Callable[[ItemT, int], tuple[Any, mnem.Provenance]],
+        what: str,
+        noun: str,
+    ) -> str:
+        """Stage a branch holding the current branch's items before turn ``turn``, and switch
+        to it; its name (see :meth:`Branches.from_turn`)."""
+        if self.branches is None or self._starts_turn is None:
+            raise TypeError("only a scope that branches, counting turns, branches from a turn")
+        now = self.now()
+        return self.branches.from_turn(
+            write,
+            now.ordered,
+            now.turns,
+            turn=turn,
+            name=name,
+            taken=Branches.names(self.mirror.values.values()),
+            parent=now.branch,
+            high=now.high,
+            starts_turn=self._starts_turn,
+            copy=copy,
+            what=what,
+            noun=noun,
+        )
+
+    def switch(self, write: Write, name: str) -> bool:
+        """Stage the switch to branch ``name``; False (nothing staged) if already on it."""
+        if self.branches is None:
+            raise InvalidInputError(f"there is no branch {name!r}")
+        return self.branches.switch(write, name, self.mirror.values.values())
+
+    # --- after the write ------------------------------------------------------
+
+    def took(self, committed: Committed | None) -> None:
+        """Carry the items over the scope's own write that just committed ``committed``.
+
+        Appends extend the items in place; removals of items filter them. Anything else
+        (older items back, a branch switched, another writer's commit on the way) leaves
+        them to be derived afresh at the next :meth:`now`.
+        """
+        held, mirror = self._held, self.mirror
+        if committed is None or held is None:
+            return
+        if mirror.commit != committed.commit or mirror.version != held[0] + 1:
+            return
+        before = held[1]
+        scope = before.scope
+        added: list[ItemT] = []
+        for node_id in committed.added:
+            if node_id == scope.sequence_id:
+                continue
+            value = mirror.values.get(node_id)
+            if scope.sequence_of(node_id) is None or value is None or isinstance(value, Mark):
+                return
+            added.append(cast(ItemT, value))
+        added.sort(key=lambda item: item.seq)
+        ordered, turns = before.ordered, before.turns
+        if committed.removed:
+            if not all(scope.owns(node_id) for node_id in committed.removed):
+                return
+            removed = set(committed.removed)
+            kept = len(ordered) - len(removed)
+            if kept >= 0 and all(item.id in removed for item in ordered[kept:]):
+                ordered, turns = ordered[:kept], turns[:kept]  # the newest went: a pop, a clear
+            else:
+                ordered = [item for item in ordered if item.id not in removed]
+                turns = self._turns(ordered, 0)
+        if added and ordered and added[0].seq <= ordered[-1].seq:
+            return  # older items back: a restore
+        ordered.extend(added)
+        turns.extend(self._turns(added, turns[-1] if turns else 0))
+        mark = mirror.values.get(scope.sequence_id)
+        high = max(
+            before.high,
+            added[-1].seq if added else 0,
+            mark.seq if isinstance(mark, Mark) else 0,
+        )
+        self._held = (mirror.version, Items(scope, before.branch, ordered, turns, high))
 
 
 def _key(node: mnem.MemoryNode) -> tuple[Any, ...] | None:

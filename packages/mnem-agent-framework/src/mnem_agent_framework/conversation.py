@@ -7,7 +7,7 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +17,6 @@ import mnem
 from agent_framework import HistoryProvider, Message
 
 from mnem_adapter_kit import (
-    Mirror,
     Scope,
     Write,
     check_text,
@@ -31,7 +30,7 @@ from mnem_adapter_kit import (
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import InvalidInputError
 from mnem_adapter_kit.formats.sessions import AGENT_FRAMEWORK
-from mnem_adapter_kit.numbered import MAIN, Branches, Origin, Pointer
+from mnem_adapter_kit.numbered import Branches, Items, Listing
 
 from . import messages as codec
 from .messages import Identity, Stored
@@ -64,42 +63,6 @@ class _Entry:
     stored: Stored
 
 
-@dataclass(frozen=True)
-class _Messages:
-    """One branch's messages oldest first, their identities and turns, its high-water mark."""
-
-    scope: Scope
-    """The branch's scope: where its messages and mark are."""
-    ordered: list[_Entry]
-    identities: list[Identity]
-    turns: list[int]
-    high: int
-
-    @classmethod
-    def of(cls, values: Mapping[str, _Value], scope: Scope) -> _Messages:
-        """The messages of the branch ``scope`` holds, among a session's decoded nodes."""
-        found = [value for node_id, value in values.items() if scope.owns(node_id)]
-        ordered = sorted((v for v in found if isinstance(v, _Entry)), key=lambda e: e.seq)
-        high = max((v.seq for v in found if isinstance(v, _Entry | numbered.Mark)), default=0)
-        return _Messages(scope, [], [], [], 0).extended(ordered, high)
-
-    def extended(self, added: list[_Entry], high: int = 0) -> _Messages:
-        """These messages and ``added`` after them (new lists: a snapshot is never changed).
-
-        ``high``: a high-water mark to keep beyond the numbers of the messages.
-        """
-        turns, turn = list(self.turns), self.turns[-1] if self.turns else 0
-        for entry in added:
-            turn += entry.stored.starts_turn
-            turns.append(turn)
-        identities = self.identities + [entry.stored.identity for entry in added]
-        high = max(self.high, high, added[-1].seq if added else 0)
-        return _Messages(self.scope, self.ordered + added, identities, turns, high)
-
-    def messages(self) -> list[Message]:
-        return [entry.stored.message() for entry in self.ordered]
-
-
 def _entry(node_id: str, seq: int, content: object) -> _Entry | None:
     stored = codec.decode(content)
     return None if stored is None else _Entry(node_id, seq, stored)
@@ -108,101 +71,49 @@ def _entry(node_id: str, seq: int, content: object) -> _Entry | None:
 LAYOUT: numbered.Layout[_Entry] = numbered.Layout(_entry, _Entry)
 """A branch's nodes are numbered as a list memory's: ``<seq>`` ids and a ``_seq`` mark."""
 
-_Value = _Entry | numbered.Mark | Pointer | Origin
-"""What a node of a session is to it: a message, a mark, the current branch, a branch's origin."""
-
-
-def _decoder(branches: Branches) -> Callable[[mnem.MemoryNode], _Value | None]:
-    """Decode any node of any branch of a session (ADR 0029)."""
-    layouts: dict[str, Callable[[mnem.MemoryNode], _Entry | numbered.Mark | None]] = {}
-
-    def decode(node: mnem.MemoryNode) -> _Value | None:
-        told = branches.read(node)
-        branch = branches.branch_of(node.id)
-        if told is not None or branch is None:
-            return told
-        layout = layouts.get(branch)
-        if layout is None:
-            layout = layouts[branch] = LAYOUT.decoder(branches.of(branch))
-        return layout(node)
-
-    return decode
-
 
 class _Session:
-    """One session: its store, the mirror of its nodes, its messages derived once per version."""
+    """One session: its store, and its messages as a numbered scope that branches."""
 
     def __init__(self, session_id: str, path: str, author: str, create: bool, timeout: float):
         self.id = session_id
-        self.branches = Branches(Scope.of(session_id, family=FAMILY))
-        self.decode = _decoder(self.branches)
-        self.mirror: Mirror[_Value] = Mirror(self.branches.owns, self.decode)
+        self.listing = Listing(
+            LAYOUT,
+            Branches(Scope.of(session_id, family=FAMILY)),
+            starts_turn=lambda entry: entry.stored.starts_turn,
+        )
+        self.mirror = self.listing.mirror
         self.store = open_store(
             path, author=author, create=create, busy_timeout=timeout, owner=self
         )
         self.users = 0
-        self._derived: tuple[int, _Messages] | None = None
+        self._identities: tuple[list[_Entry], list[Identity]] | None = None
 
-    def now(self, engine: mnem.Store) -> _Messages:
+    def now(self, engine: mnem.Store) -> Items[_Entry]:
         """The messages at HEAD (no engine call while HEAD is where the mirror saw it)."""
         self.mirror.sync(engine)
-        return self.derived()
+        return self.listing.now()
 
-    def derived(self) -> _Messages:
-        """The current branch's messages, derived once per mirror version."""
-        version = self.mirror.version
-        if self._derived is None or self._derived[0] != version:
-            values = self.mirror.values
-            scope = self.branches.of(_current(values.get(self.branches.pointer_id)))
-            self._derived = (version, _Messages.of(values, scope))
-        return self._derived[1]
-
-    def in_state(
-        self, state: Mapping[str, mnem.MemoryNode], branch: str | None = None
-    ) -> _Messages:
-        """The messages of ``branch`` in ``state`` (None: the branch it had the session on)."""
-        values = {
-            node_id: value
-            for node_id, node in state.items()
-            if self.branches.owns(node_id) and (value := self.decode(node)) is not None
-        }
-        if branch is None:
-            branch = _current(values.get(self.branches.pointer_id))
-        return _Messages.of(values, self.branches.of(branch))
-
-    def owns_message(self, node_id: str) -> bool:
-        """Whether ``node_id`` is a message's of any branch of the session."""
-        branch = self.branches.branch_of(node_id)
-        return branch is not None and self.branches.of(branch).sequence_of(node_id) is not None
+    def identities(self, now: Items[_Entry]) -> list[Identity]:
+        """Each message's identity (how a save tells what is new), kept up as they append."""
+        held = self._identities
+        if held is None or held[0] is not now.ordered:
+            held = self._identities = (now.ordered, [])
+        found = held[1]
+        found.extend(entry.stored.identity for entry in now.ordered[len(found) :])
+        return found
 
     @asynccontextmanager
-    async def writing(self) -> AsyncIterator[tuple[Write, _Messages]]:
+    async def writing(self) -> AsyncIterator[tuple[Write, Items[_Entry]]]:
         """One write (one commit, none if it stages nothing), with the messages at HEAD."""
         async with self.store.awrite(self.mirror) as write:
-            version = self.mirror.version
-            now = self.derived()
-            yield write, now
-        committed = write.committed
-        if (
-            committed is not None
-            and not committed.removed
-            and self.branches.pointer_id not in committed.added
-            and self.mirror.commit == committed.commit
-            and self.mirror.version == version + 1
-        ):  # an append: derive the messages from those before, not afresh
-            added = [
-                v
-                for i in committed.added
-                if now.scope.owns(i) and isinstance(v := self.mirror.values.get(i), _Entry)
-            ]
-            added.sort(key=lambda entry: entry.seq)
-            if not (added and now.ordered and added[0].seq <= now.ordered[-1].seq):
-                self._derived = (self.mirror.version, now.extended(added))
+            yield write, self.listing.now()
+        self.listing.took(write.committed)
 
-    def keep_mark(self, write: Write, now: _Messages) -> None:
-        """Record the high-water mark before removing messages, so their ids are never reused."""
-        if self.mirror.values.get(now.scope.sequence_id) != numbered.Mark(now.high):
-            write.add(now.scope.sequence_id, now.high)
+
+def _messages(items: Items[_Entry]) -> list[Message]:
+    """The messages themselves, fresh objects."""
+    return [entry.stored.message() for entry in items.ordered]
 
 
 class MnemosyneHistoryProvider(HistoryProvider):
@@ -294,8 +205,7 @@ class MnemosyneHistoryProvider(HistoryProvider):
         is truthy are left out.
         """
         async with self._using(session_id) as session, session.store.asession() as engine:
-            now = session.now(engine)
-        messages = now.messages()
+            messages = _messages(session.now(engine))
         if self.skip_excluded:
             messages = [m for m in messages if not m.additional_properties.get("_excluded", False)]
         return messages
@@ -314,11 +224,10 @@ class MnemosyneHistoryProvider(HistoryProvider):
         if not given:
             return
         async with self._using(name) as session, session.writing() as (write, now):
-            fresh = codec.new_messages(now.identities, given)
+            fresh = codec.new_messages(session.identities(now), given)
             turn = now.turns[-1] if now.turns else 0
-            for seq, stored in enumerate(fresh, now.high + 1):
+            for (seq, node_id), stored in zip(session.listing.appending(), fresh, strict=False):
                 turn += stored.starts_turn
-                node_id = now.scope.sequence_item_id(seq)
                 write.add(
                     node_id,
                     stored.node_content(),
@@ -337,7 +246,7 @@ class MnemosyneHistoryProvider(HistoryProvider):
 
             def job(engine: mnem.Store) -> kit_history.Walk[list[ConversationCommit]]:
                 found, _ = yield from kit_history.commits_changing(
-                    engine, session.owns_message, limit=limit
+                    engine, session.listing.owns_item, limit=limit
                 )
                 commits = []
                 for record, changes in found:
@@ -348,7 +257,8 @@ class MnemosyneHistoryProvider(HistoryProvider):
                         entries = [
                             value
                             for i in changes
-                            if i in state and isinstance(value := session.decode(state[i]), _Entry)
+                            if i in state
+                            and isinstance(value := session.listing.decode(state[i]), _Entry)
                         ]  # of whichever branch
                         entries.sort(key=lambda entry: entry.seq)
                         added = [entry.stored.message() for entry in entries]
@@ -364,17 +274,14 @@ class MnemosyneHistoryProvider(HistoryProvider):
         async with self._using(session_id) as session, session.store.asession() as engine:
             values = session.mirror.sync(engine)
             if commit in Branches.names(values.values()):
-                return _Messages.of(values, session.branches.of(commit)).messages()
-            held = session.in_state(kit_history.state(engine, engine.resolve(commit)))
-        return held.messages()
+                return _messages(session.listing.of(values, commit))
+            state = kit_history.state(engine, engine.resolve(commit))
+            return _messages(session.listing.in_state(state))
 
     async def clear(self, session_id: str | None) -> None:
         """Tombstone every message of the session in one commit (none if empty)."""
         async with self._using(session_id) as session, session.writing() as (write, now):
-            if now.ordered:
-                session.keep_mark(write, now)
-                for entry in now.ordered:
-                    write.remove(entry.id)
+            if session.listing.remove(write, now.ordered):
                 write.message = f"clear session {session.id!r} ({len(now.ordered)} message(s))"
 
     async def restore(self, session_id: str | None, commit: str) -> None:
@@ -387,9 +294,7 @@ class MnemosyneHistoryProvider(HistoryProvider):
         """
         check_text(commit, "the commit")
         async with self._using(session_id) as session, session.writing() as (write, _):
-            session.branches.restore(
-                write, commit, session.mirror.values, f"session {session.id!r}"
-            )
+            session.listing.restore(write, commit, f"session {session.id!r}")
 
     # --- branches -------------------------------------------------------------
 
@@ -406,17 +311,11 @@ class MnemosyneHistoryProvider(HistoryProvider):
         taken, ``main``, or that a commit id could mean (4 or more hex digits) is
         refused; None takes ``turn-<n>`` (``turn-<n>-2``, ... if taken).
         """
-        async with self._using(session_id) as session, session.writing() as (write, now):
-            return session.branches.from_turn(
+        async with self._using(session_id) as session, session.writing() as (write, _):
+            return session.listing.branch_from_turn(
                 write,
-                now.ordered,
-                now.turns,
                 turn=turn_number,
                 name=branch_name,
-                taken=Branches.names(session.mirror.values.values()),
-                parent=_current(session.mirror.values.get(session.branches.pointer_id)),
-                high=now.high,
-                starts_turn=lambda entry: entry.stored.starts_turn,
                 copy=lambda entry, turn: (
                     entry.stored.node_content(),
                     entry.stored.provenance(turn),
@@ -429,23 +328,23 @@ class MnemosyneHistoryProvider(HistoryProvider):
         """Make ``branch_name`` the session's current branch (one commit; none if it is)."""
         check_text(branch_name, "the branch name")
         async with self._using(session_id) as session, session.writing() as (write, _):
-            if session.branches.switch(write, branch_name, session.mirror.values.values()):
+            if session.listing.switch(write, branch_name):
                 write.message = f"switch session {session.id!r} to branch {branch_name!r}"
 
     async def current_branch(self, session_id: str | None) -> str:
         """The branch the session is on (``main`` until it branches)."""
         async with self._using(session_id) as session, session.store.asession() as engine:
-            values = session.mirror.sync(engine)
-            return _current(values.get(session.branches.pointer_id))
+            return session.listing.branch_in(session.mirror.sync(engine))
 
     async def list_branches(self, session_id: str | None) -> list[dict[str, Any]]:
         """Every branch: ``branch_id``, ``message_count``, ``user_turns``, ``is_current``."""
         async with self._using(session_id) as session, session.store.asession() as engine:
-            values = dict(session.mirror.sync(engine))
-        current = _current(values.get(session.branches.pointer_id))
+            session.mirror.sync(engine)
+            values = session.mirror.frozen()
+        current = session.listing.branch_in(values)
         found = []
         for name in Branches.names(values.values()):
-            held = _Messages.of(values, session.branches.of(name))
+            held = session.listing.of(values, name)
             found.append(
                 {
                     "branch_id": name,
@@ -518,11 +417,6 @@ class MnemosyneHistoryProvider(HistoryProvider):
             if gate is None:
                 gate = self._gates[loop] = asyncio.Lock()
         return gate
-
-
-def _current(pointer: _Value | None) -> str:
-    """The branch a session's pointer names (main when it has none)."""
-    return pointer.branch if isinstance(pointer, Pointer) else MAIN
 
 
 def _session_id(session_id: str | None) -> str:

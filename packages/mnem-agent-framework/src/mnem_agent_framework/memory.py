@@ -18,7 +18,6 @@ from typing import Any, Literal
 from agent_framework import ContextProvider, Message, SessionContext
 
 from mnem_adapter_kit import (
-    Mirror,
     Scope,
     check_text,
     numbered,
@@ -44,7 +43,6 @@ def _item(node_id: str, seq: int, stored: object) -> MemoryItem | None:
 
 
 LAYOUT: numbered.Layout[MemoryItem] = numbered.Layout(_item, MemoryItem)
-Entry = MemoryItem | numbered.Mark
 
 
 def _shown(item: MemoryContent) -> object:
@@ -107,8 +105,8 @@ class MnemosyneContextProvider(ContextProvider):
         self._inject_as = inject_as
         self._max_injected = max_injected or 0
         self._scope = Scope.of(self._name)
-        self._mirror: Mirror[Entry] = Mirror(self._scope.owns, LAYOUT.decoder(self._scope))
-        self._items_of: tuple[int, numbered.Items[MemoryItem]] | None = None
+        self._listing = numbered.Listing(LAYOUT, self._scope)
+        self._mirror = self._listing.mirror
         self._text_of: tuple[int, str] | None = None
         self._store = open_store(
             default_store_path(self._name) if store_path is None else store_root(store_path),
@@ -181,9 +179,7 @@ class MnemosyneContextProvider(ContextProvider):
         Its id is never given again. ``not_found`` if the memory holds no such item.
         """
         async with self._store.awrite(self._mirror) as write:
-            numbered.forget(
-                write, self._mirror, self._scope, self._items(), item_id, name=self._name
-            )
+            self._listing.forget(write, item_id, name=self._name)
 
     async def restore(self, commit: str) -> None:
         """Bring the items back to what they were at ``commit``, in one new commit.
@@ -192,9 +188,7 @@ class MnemosyneContextProvider(ContextProvider):
         every commit. No commit if nothing differs.
         """
         async with self._store.awrite(self._mirror) as write:
-            numbered.restore(
-                write, self._mirror, self._scope, self._items(), commit, name=self._name
-            )
+            self._listing.restore(write, commit, repr(self._name))
 
     async def clear(self) -> None:
         """Tombstone every item in one commit (none if already empty); history keeps them."""
@@ -204,7 +198,7 @@ class MnemosyneContextProvider(ContextProvider):
         """Every item with its id (the id :meth:`why` takes), oldest first."""
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            ordered = self._items().ordered[:]
+            ordered = self._listing.now().ordered[:]
         return [MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in ordered]
 
     async def close(self) -> None:
@@ -251,27 +245,17 @@ class MnemosyneContextProvider(ContextProvider):
 
     # --- internals ------------------------------------------------------------
 
-    def _items(self) -> numbered.Items[MemoryItem]:
-        """The mirror's items in order, derived once per mirror version."""
-        version = self._mirror.version
-        if self._items_of is None or self._items_of[0] != version:
-            self._items_of = (version, numbered.Items.of(self._mirror.values.values()))
-        return self._items_of[1]
-
     def _context_text(self) -> str | None:
         """The text given to the model (None for no items), derived once per mirror version."""
         version = self._mirror.version
         if self._text_of is None or self._text_of[0] != version:
-            injected = self._items().ordered[-self._max_injected :]
+            injected = self._listing.now().ordered[-self._max_injected :]
             text = numbered.context_text(_shown(item.content) for item in injected)
             self._text_of = (version, text if injected else "")
         return self._text_of[1] or None
 
     async def _commit(self, adds: list[numbered.New], *, clear: bool) -> None:
+        """One commit: optionally tombstone every item, then add ``adds`` in order."""
         async with self._store.awrite(self._mirror) as write:
-            staged = LAYOUT.stage(
-                write, self._mirror, self._scope, self._items(), adds, clear=clear, name=self._name
-            )
-        items = numbered.items_after(self._mirror, write, staged)
-        if items is not None:
-            self._items_of = (self._mirror.version, items)
+            self._listing.stage(write, adds, clear=clear, name=self._name)
+        self._listing.took(write.committed)

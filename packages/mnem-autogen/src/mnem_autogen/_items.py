@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from mnem_adapter_kit.numbered import Layout, Mark
+from mnem_adapter_kit.numbered import Layout
 
 from . import _codec as codec
 from ._history import MemoryItem
-
-Entry = MemoryItem | Mark
 
 
 def _item(node_id: str, seq: int, stored: object) -> MemoryItem | None:

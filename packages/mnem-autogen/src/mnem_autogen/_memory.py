@@ -26,9 +26,7 @@ from pydantic import ValidationError
 from typing_extensions import Self
 
 from mnem_adapter_kit import (
-    Mirror,
     Scope,
-    Write,
     check_text,
     numbered,
     open_store,
@@ -41,7 +39,7 @@ from mnem_adapter_kit.errors import InvalidInputError
 from . import _codec as codec
 from ._config import DEFAULT_NAME, DEFAULT_ROOT, MnemosyneMemoryConfig
 from ._history import ItemOrigin, MemoryCommit, MemoryItem
-from ._items import LAYOUT, Entry
+from ._items import LAYOUT
 
 T = TypeVar("T")
 
@@ -153,8 +151,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         except ValidationError as exc:
             raise InvalidInputError(f"invalid MnemosyneMemory settings: {exc}") from None
         self._scope = Scope.of(self._name)
-        self._mirror: Mirror[Entry] = Mirror(self._scope.owns, LAYOUT.decoder(self._scope))
-        self._items_of: tuple[int, numbered.Items[MemoryItem]] | None = None
+        self._listing = numbered.Listing(LAYOUT, self._scope)
+        self._mirror = self._listing.mirror
         self._context_of: tuple[int, str] | None = None
         self._store = open_store(
             default_store_path(self._name) if given is None else given,
@@ -180,7 +178,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """Append the memory to ``model_context`` exactly as ListMemory does (nothing if empty)."""
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            injected = self._items().ordered[-(self._config.max_injected or 0) :]
+            injected = self._listing.now().ordered[-(self._config.max_injected or 0) :]
         contents = [codec.fresh(item.content) for item in injected]
         if contents:
             text = self._context_text(contents)
@@ -204,7 +202,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
     async def _query(self) -> MemoryQueryResult:
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            ordered = self._items().ordered[:]
+            ordered = self._listing.now().ordered[:]
         return MemoryQueryResult(results=[codec.fresh(item.content) for item in ordered])
 
     async def add(
@@ -248,9 +246,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
         self._refuse_in_batch("forget")
         async with self._store.awrite(self._mirror) as write:
-            numbered.forget(
-                write, self._mirror, self._scope, self._items(), item_id, name=self._name
-            )
+            self._listing.forget(write, item_id, name=self._name)
 
     async def restore(self, commit: str) -> None:
         """Bring the items back to what they were at a commit, in one new commit.
@@ -267,9 +263,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
         self._refuse_in_batch("restore")
         async with self._store.awrite(self._mirror) as write:
-            numbered.restore(
-                write, self._mirror, self._scope, self._items(), commit, name=self._name
-            )
+            self._listing.restore(write, commit, repr(self._name))
 
     async def clear(self) -> None:
         """Tombstone every item in one commit (none if already empty); history keeps them."""
@@ -316,7 +310,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
         with self._store.session() as engine:
             self._mirror.sync(engine)
-            ordered = self._items().ordered[:]
+            ordered = self._listing.now().ordered[:]
         return ContentSnapshot(codec.fresh(item.content) for item in ordered)
 
     @content.setter
@@ -324,8 +318,8 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """Replace every item in one commit; the old items stay in history."""
         stored = [codec.new(item, None) for item in value]
         with self._store.write(self._mirror) as write:
-            written = self._stage(write, stored, clear=True)
-        self._take(write, written)
+            self._listing.stage(write, stored, clear=True, name=self._name)
+        self._listing.took(write.committed)
 
     # --- history --------------------------------------------------------------
 
@@ -337,7 +331,7 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         """
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            ordered = self._items().ordered[:]
+            ordered = self._listing.now().ordered[:]
         return [MemoryItem(item.id, item.seq, codec.fresh(item.content)) for item in ordered]
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
@@ -476,13 +470,6 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
                 f"{what}() is its own commit: call it outside the memory's batch() block"
             )
 
-    def _items(self) -> numbered.Items[MemoryItem]:
-        """The mirror's items in order, derived once per mirror version."""
-        version = self._mirror.version
-        if self._items_of is None or self._items_of[0] != version:
-            self._items_of = (version, numbered.Items.of(self._mirror.values.values()))
-        return self._items_of[1]
-
     def _context_text(self, contents: list[MemoryContent]) -> str:
         """:func:`render_memory_context` of ``contents`` (the items injected), once per version."""
         version = self._mirror.version
@@ -491,23 +478,10 @@ class MnemosyneMemory(Memory, Component[MnemosyneMemoryConfig]):
         return self._context_of[1]
 
     async def _commit(self, adds: list[numbered.New], *, clear: bool) -> None:
+        """One commit: optionally tombstone every item, then add ``adds`` in order."""
         async with self._store.awrite(self._mirror) as write:
-            written = self._stage(write, adds, clear=clear)
-        self._take(write, written)
-
-    def _stage(
-        self, write: Write, adds: list[numbered.New], *, clear: bool
-    ) -> numbered.Staged[MemoryItem]:
-        """Stage one commit: optionally tombstone every item, then add ``adds`` in order."""
-        return LAYOUT.stage(
-            write, self._mirror, self._scope, self._items(), adds, clear=clear, name=self._name
-        )
-
-    def _take(self, write: Write, staged: numbered.Staged[MemoryItem]) -> None:
-        """Keep the items after this memory's own write, derived from the ones before it."""
-        items = numbered.items_after(self._mirror, write, staged)
-        if items is not None:
-            self._items_of = (self._mirror.version, items)
+            self._listing.stage(write, adds, clear=clear, name=self._name)
+        self._listing.took(write.committed)
 
 
 async def _cancellable(token: CancellationToken | None, work: Coroutine[Any, Any, T]) -> T:

@@ -16,7 +16,6 @@ from agents.memory.session import _CompactionSnapshot
 from agents.memory.session_settings import coerce_session_settings, resolve_session_limit
 
 from mnem_adapter_kit import (
-    Mirror,
     Scope,
     Write,
     check_text,
@@ -28,7 +27,7 @@ from mnem_adapter_kit import (
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import ClosedError, InvalidInputError
 from mnem_adapter_kit.formats.sessions import OPENAI_AGENTS
-from mnem_adapter_kit.numbered import MAIN, Branches, Origin, Pointer
+from mnem_adapter_kit.numbered import Branches, Items, Layout, Listing
 
 from . import codec
 from .history import ItemOrigin, SessionCommit, SessionItem
@@ -73,9 +72,8 @@ def default_store_path(session_id: str) -> Path:
 
 @dataclass(frozen=True)
 class _Entry:
-    """One stored item: its branch, id, number, JSON text, and what the session needs of it."""
+    """One stored item: its id, number, JSON text, and what the session needs of it."""
 
-    branch: str
     id: str
     seq: int
     text: str
@@ -84,49 +82,10 @@ class _Entry:
     name: str | None
 
 
-@dataclass(frozen=True)
-class _Mark:
-    """A node in a branch's id range that is not an item (the ``_seq`` mark, damage).
-
-    Its number still counts toward the high-water mark, so ids are never reused.
-    """
-
-    branch: str
-    seq: int
-
-
-_Value = _Entry | _Mark | Pointer | Origin
-"""What a node of the session is to it: an item, a mark, the current branch, a branch's origin."""
-
-
-def _decoder(branches: Branches) -> Callable[[mnem.MemoryNode], _Value | None]:
-    def decode(node: mnem.MemoryNode) -> _Value | None:
-        told = branches.read(node)
-        branch = branches.branch_of(node.id)
-        if told is not None or branch is None:
-            return told
-        scope = branches.of(branch)
-        if node.id == scope.sequence_id:
-            seq = node.content
-            is_number = isinstance(seq, int) and not isinstance(seq, bool)
-            return _Mark(branch, seq) if is_number else None
-        seq = scope.sequence_of(node.id)
-        if seq is None:
-            return None
-        item = codec.decode(node.content)
-        text = codec.text_of(node.content)
-        if item is None or text is None:
-            return _Mark(branch, seq)
-        return _entry(branch, node.id, seq, item, text)
-
-    return decode
-
-
-def _entry(branch: str, node_id: str, seq: int, item: dict[str, Any], text: str) -> _Entry:
+def _entry(node_id: str, seq: int, item: dict[str, Any], text: str) -> _Entry:
     """What the session keeps of item ``item`` (stored as JSON ``text``) under ``node_id``."""
     call_id, name = item.get("call_id"), item.get("name")
     return _Entry(
-        branch,
         node_id,
         seq,
         text,
@@ -136,40 +95,22 @@ def _entry(branch: str, node_id: str, seq: int, item: dict[str, Any], text: str)
     )
 
 
+def _decoded(node_id: str, seq: int, content: object) -> _Entry | None:
+    item, text = codec.decode(content), codec.text_of(content)
+    return None if item is None or text is None else _entry(node_id, seq, item, text)
+
+
+LAYOUT: Layout[_Entry] = Layout(_decoded)
+"""A branch's nodes are numbered as a list memory's: ``<seq>`` ids and a ``_seq`` mark."""
+
+
 @dataclass
-class _Items:
-    """One branch's items as of one mirror version, oldest first, their turns, its high mark."""
+class _CallNames:
+    """The tool each call of one branch's items named, kept up as the items grow in place."""
 
-    branch: str
-    ordered: list[_Entry]
-    turns: list[int]
-    high: int
-    _calls: dict[str, str] | None = field(default=None, repr=False)
-
-    @classmethod
-    def of(cls, values: Iterable[object], branch: str) -> _Items:
-        """Branch ``branch``'s items among a session's decoded values."""
-        numbered = [v for v in values if isinstance(v, _Entry | _Mark) and v.branch == branch]
-        ordered = [entry for entry in numbered if isinstance(entry, _Entry)]
-        high = max((entry.seq for entry in numbered), default=0)
-        ordered.sort(key=lambda entry: entry.seq)
-        return cls(branch, ordered, _turns(ordered), high)
-
-    def name_of_call(self, call_id: str) -> str | None:
-        """The tool a call of this session named (for its output's provenance)."""
-        if self._calls is None:
-            self._calls = {e.call_id: e.name for e in self.ordered if e.call_id and e.name}
-        return self._calls.get(call_id)
-
-
-def _turns(entries: Iterable[_Entry], start: int = 0) -> list[int]:
-    """The turn of each entry: how many user messages came up to it, from ``start``."""
-    turns = []
-    turn = start
-    for entry in entries:
-        turn += entry.user
-        turns.append(turn)
-    return turns
+    of: list[_Entry]
+    seen: int = 0
+    names: dict[str, str] = field(default_factory=dict)
 
 
 class MnemosyneSession:
@@ -221,9 +162,13 @@ class MnemosyneSession:
             raise InvalidInputError(f"invalid session_settings: {exc}") from None
         self.hooks = ProvenanceHooks()
         """Pass to the runner (``hooks=session.hooks``) to record which agent said what."""
-        self._branches = Branches(Scope.of(session_id, family=FAMILY))
-        self._mirror: Mirror[_Value] = Mirror(self._branches.owns, _decoder(self._branches))
-        self._items_of: tuple[int, _Items] | None = None
+        self._listing = Listing(
+            LAYOUT,
+            Branches(Scope.of(session_id, family=FAMILY)),
+            starts_turn=lambda entry: entry.user,
+        )
+        self._mirror = self._listing.mirror
+        self._calls: _CallNames | None = None
         path = default_store_path(session_id) if store_path is None else store_root(store_path)
         self._store = open_store(
             path, author=author, create=create, busy_timeout=busy_timeout, owner=self
@@ -250,7 +195,7 @@ class MnemosyneSession:
         )
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            ordered = self._items().ordered
+            ordered = self._listing.now().ordered
             if count is not None and count >= 0:
                 ordered = ordered[max(len(ordered) - count, 0) :] if count else []
         return [json.loads(entry.text) for entry in ordered]
@@ -288,8 +233,7 @@ class MnemosyneSession:
             if not now.ordered:
                 return None
             last = now.ordered[-1]
-            self._keep_mark(write, now)
-            write.remove(last.id)
+            self._listing.remove(write, [last])
             popped: TResponseInputItem = json.loads(last.text)
             write.message = f"pop from session {self.session_id!r}: {_kinds([popped])}"
         return popped
@@ -299,9 +243,7 @@ class MnemosyneSession:
         async with self._writing() as (write, now):
             if not now.ordered:
                 return
-            self._keep_mark(write, now)
-            for entry in now.ordered:
-                write.remove(entry.id)
+            self._listing.remove(write, now.ordered)
             write.message = f"clear session {self.session_id!r} ({len(now.ordered)} item(s))"
 
     def close(self) -> None:
@@ -314,7 +256,7 @@ class MnemosyneSession:
         """Every item with its id (the id :meth:`why` takes) and turn, oldest first."""
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            now = self._items()
+            now = self._listing.now()
         return [
             SessionItem(entry.id, entry.seq, turn, json.loads(entry.text))
             for entry, turn in zip(now.ordered, now.turns, strict=True)
@@ -322,7 +264,7 @@ class MnemosyneSession:
 
     async def why(self, item_id: str, *, at: str | None = None) -> ItemOrigin:
         """The commit that added ``item_id`` as of ``at`` (default HEAD), when, and who said it."""
-        if not self._owns_item(check_text(item_id, "the item id")):
+        if not self._listing.owns_item(check_text(item_id, "the item id")):
             raise InvalidInputError(f"{item_id!r} is not an item id of session {self.session_id!r}")
         blame = await self._store.awalk(lambda engine: kit_history.origin(engine, item_id, at))
         item = codec.decode(blame.node.content)
@@ -350,10 +292,10 @@ class MnemosyneSession:
             )
 
         def holds(state: Mapping[str, mnem.MemoryNode]) -> bool:
-            return bool(predicate(self._items_in(state)))
+            return bool(predicate(_texts(self._listing.in_state(state).ordered)))
 
         found = await self._store.awalk(
-            lambda engine: kit_history.first_change_where(engine, holds, self._owns_item)
+            lambda engine: kit_history.first_change_where(engine, holds, self._listing.owns_item)
         )
         return None if found is None else SessionCommit(**vars(found[0]), changes=found[1])
 
@@ -366,7 +308,9 @@ class MnemosyneSession:
                 f"the history limit must be a non-negative int or None, not {limit!r}"
             )
         found, _ = await self._store.awalk(
-            lambda engine: kit_history.commits_changing(engine, self._owns_item, limit=limit)
+            lambda engine: kit_history.commits_changing(
+                engine, self._listing.owns_item, limit=limit
+            )
         )
         return [SessionCommit(**vars(record), changes=changes) for record, changes in found]
 
@@ -376,11 +320,11 @@ class MnemosyneSession:
         check_text(commit, "the commit")
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            values = self._mirror.values.values()
-            if commit in Branches.names(values):
-                return _texts(_Items.of(values, commit).ordered)
+            values = self._mirror.frozen()
+            if commit in Branches.names(values.values()):
+                return _texts(self._listing.of(values, commit).ordered)
             state = kit_history.state(engine, engine.resolve(commit))
-            return self._items_in(state)
+            return _texts(self._listing.in_state(state).ordered)
 
     async def restore(self, commit: str) -> None:
         """Bring the session back to ``commit`` in one new commit (none if it already is so).
@@ -393,7 +337,7 @@ class MnemosyneSession:
         check_text(commit, "the commit")
         async with self._writing() as (write, _):
             what = f"session {self.session_id!r}"
-            self._branches.restore(write, commit, self._mirror.values, what)
+            self._listing.restore(write, commit, what)
 
     # --- branches -------------------------------------------------------------
 
@@ -417,23 +361,17 @@ class MnemosyneSession:
                     turn,
                     agent=None,
                     hooks=self.hooks,
-                    name_of_call=now.name_of_call,
+                    name_of_call=self._call_names(now).get,
                 )
                 made = mnem.Provenance(
                     agent_step=made.agent_step, tool_call=made.tool_call, source=made.source
                 )
                 return {"format": codec.FORMAT, "item": entry.text}, made
 
-            return self._branches.from_turn(
+            return self._listing.branch_from_turn(
                 write,
-                now.ordered,
-                now.turns,
                 turn=turn_number,
                 name=branch_name,
-                taken=Branches.names(self._mirror.values.values()),
-                parent=now.branch,
-                high=now.high,
-                starts_turn=lambda entry: entry.user,
                 copy=copy,
                 what=f"session {self.session_id!r}",
                 noun="item",
@@ -443,24 +381,24 @@ class MnemosyneSession:
         """Make ``branch_name`` the session's current branch (one commit; none if it is)."""
         check_text(branch_name, "the branch name")
         async with self._writing() as (write, _):
-            if self._branches.switch(write, branch_name, self._mirror.values.values()):
+            if self._listing.switch(write, branch_name):
                 write.message = f"switch session {self.session_id!r} to branch {branch_name!r}"
 
     async def current_branch(self) -> str:
         """The branch the session is on (``main`` until it branches)."""
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            return self._current()
+            return self._listing.branch_in(self._mirror.values)
 
     async def list_branches(self) -> list[dict[str, Any]]:
         """Every branch: ``branch_id``, ``message_count``, ``user_turns``, ``is_current``."""
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            values = list(self._mirror.values.values())
-        current = Branches.current(values)
+            values = self._mirror.frozen()
+        current = self._listing.branch_in(values)
         found = []
-        for name in Branches.names(values):
-            ordered = _Items.of(values, name).ordered
+        for name in Branches.names(values.values()):
+            ordered = self._listing.of(values, name).ordered
             found.append(
                 {
                     "branch_id": name,
@@ -487,7 +425,7 @@ class MnemosyneSession:
         """
         async with self._store.asession() as engine:
             self._mirror.sync(engine)
-            ordered = self._items().ordered
+            ordered = self._listing.now().ordered
             window = ordered[max(len(ordered) - limit, 0) :] if limit > 0 else []
         expected = [entry.id for entry in window]
 
@@ -529,11 +467,8 @@ class MnemosyneSession:
                     expired += 1
             dropped = now.ordered[cut:] + kept[:expired]
             kept = kept[expired:]
-            if dropped:
-                self._keep_mark(write, now)
-                for entry in dropped:
-                    write.remove(entry.id)
-            self._stage_adds(write, now, _turns(kept)[-1] if kept else 0, output, stored, None)
+            self._listing.remove(write, dropped)
+            self._stage_adds(write, now, sum(entry.user for entry in kept), output, stored, None)
             write.message = (
                 f"compact session {self.session_id!r}: {len(dropped)} item(s) "
                 f"replaced by {len(output)}"
@@ -543,75 +478,27 @@ class MnemosyneSession:
     # --- internals ------------------------------------------------------------
 
     @asynccontextmanager
-    async def _writing(self) -> AsyncIterator[tuple[Write, _Items]]:
-        """One write, with the session's items at HEAD; afterwards, the items it left."""
+    async def _writing(self) -> AsyncIterator[tuple[Write, Items[_Entry]]]:
+        """One write, with the session's items at HEAD; afterwards, its commit carried over."""
         async with self._store.awrite(self._mirror) as write:
-            version = self._mirror.version
-            now = self._items()
-            yield write, now
-        self._take(write, now, version)
+            yield write, self._listing.now()
+        self._listing.took(write.committed)
 
-    def _take(self, write: Write, before: _Items, version: int) -> None:
-        """Derive the items after this session's own write from those before it, not afresh.
-
-        The write's record says what it removed and added; an add (the runner's every
-        call) costs its own items, not the session's length.
-        """
-        committed, mirror = write.committed, self._mirror
-        if committed is None or mirror.commit != committed.commit or mirror.version != version + 1:
-            return
-        if self._branches.pointer_id in committed.added:
-            return  # the branch changed: derived afresh
-        ordered, turns, calls = before.ordered, before.turns, before._calls
-        removed = set(committed.removed)
-        if removed:
-            calls = None
-            if len(removed) == 1 and ordered and ordered[-1].id in removed:
-                ordered, turns = ordered[:-1], turns[:-1]
-            else:
-                ordered = [entry for entry in ordered if entry.id not in removed]
-                turns = _turns(ordered)
-        added = sorted(
-            (
-                e
-                for node_id in committed.added
-                if isinstance(e := mirror.values.get(node_id), _Entry) and e.branch == before.branch
-            ),
-            key=lambda entry: entry.seq,
-        )
-        if added and ordered and added[0].seq <= ordered[-1].seq:
-            return  # older items back (a restore): derived afresh
-        mark = mirror.values.get(self._branches.of(before.branch).sequence_id)
-        high = max(
-            before.high, added[-1].seq if added else 0, mark.seq if isinstance(mark, _Mark) else 0
-        )
-        if calls is not None:
-            calls.update((e.call_id, e.name) for e in added if e.call_id and e.name)
-        after = _Items(
-            before.branch,
-            ordered + added,
-            turns + _turns(added, turns[-1] if turns else 0),
-            high,
-            calls,
-        )
-        self._items_of = (mirror.version, after)
-
-    def _items(self) -> _Items:
-        """The current branch's items in order, derived once per mirror version."""
-        version = self._mirror.version
-        if self._items_of is None or self._items_of[0] != version:
-            self._items_of = (version, _Items.of(self._mirror.values.values(), self._current()))
-        return self._items_of[1]
-
-    def _current(self) -> str:
-        """The branch the mirror says the session is on."""
-        pointer = self._mirror.values.get(self._branches.pointer_id)
-        return pointer.branch if isinstance(pointer, Pointer) else MAIN
+    def _call_names(self, now: Items[_Entry]) -> dict[str, str]:
+        """The tool each call among ``now``'s items named (for its output's provenance)."""
+        calls = self._calls
+        if calls is None or calls.of is not now.ordered:
+            calls = self._calls = _CallNames(now.ordered)
+        for entry in now.ordered[calls.seen :]:
+            if entry.call_id and entry.name:
+                calls.names[entry.call_id] = entry.name
+        calls.seen = len(now.ordered)
+        return calls.names
 
     def _stage_adds(
         self,
         write: Write,
-        now: _Items,
+        now: Items[_Entry],
         turn: int,
         items: list[Any],
         stored: list[dict[str, Any]],
@@ -621,41 +508,19 @@ class MnemosyneSession:
         calls: dict[str, str] = {}
 
         def name_of_call(call_id: str) -> str | None:
-            return calls.get(call_id) or now.name_of_call(call_id)
+            return calls.get(call_id) or self._call_names(now).get(call_id)
 
-        for offset, (item, content) in enumerate(zip(items, stored, strict=True), 1):
+        numbers = self._listing.appending()
+        for (seq, node_id), item, content in zip(numbers, items, stored, strict=False):
             turn += codec.is_user_message(item)
-            seq = now.high + offset
-            node_id = self._branches.of(now.branch).sequence_item_id(seq)
             provenance = provenance_of(
                 item, turn, agent=agent, hooks=self.hooks, name_of_call=name_of_call
             )
-            value = _entry(now.branch, node_id, seq, item, content["item"])
+            value = _entry(node_id, seq, item, content["item"])
             write.add(node_id, content, provenance=provenance, value=value)
             call_id, name = item.get("call_id"), item.get("name")
             if isinstance(call_id, str) and isinstance(name, str):
                 calls[call_id] = name
-
-    def _keep_mark(self, write: Write, now: _Items) -> None:
-        """Record the high-water mark before removing items, so their ids are never reused."""
-        mark = self._branches.of(now.branch).sequence_id
-        if self._mirror.values.get(mark) != _Mark(now.branch, now.high):
-            write.add(mark, now.high)
-
-    def _items_in(self, state: Mapping[str, mnem.MemoryNode]) -> list[TResponseInputItem]:
-        """The items of the branch the session was on in ``state``, oldest first."""
-        decode = _decoder(self._branches)
-        values = [
-            value
-            for node in state.values()
-            if self._branches.owns(node.id) and (value := decode(node)) is not None
-        ]
-        return _texts(_Items.of(values, Branches.current(values)).ordered)
-
-    def _owns_item(self, node_id: str) -> bool:
-        """Whether ``node_id`` is an item's of any branch of this session."""
-        branch = self._branches.branch_of(node_id)
-        return branch is not None and self._branches.of(branch).sequence_of(node_id) is not None
 
 
 def _texts(entries: list[_Entry]) -> list[TResponseInputItem]:
