@@ -58,7 +58,7 @@ def refusals(source: Path) -> Iterator[str]:
         elif not _is_module(module):
             yield f"{where} imports {module}, which does not exist"
         elif (
-            name is not None
+            name not in (None, "*")  # a star import takes only what __all__ declares
             and name not in exported(module)
             and not _is_public_submodule(module, name)
         ):
@@ -176,10 +176,10 @@ LAYERS: dict[str, int] = {
 """Each kit module's layer, lowest first: a module imports only modules of lower layers."""
 
 PUBLIC_MODULES = ("errors", "history", "numbered", "formats", "view")
-TOP_LEVEL_AT_MOST = 18
+TOP_LEVEL_AT_MOST = 19
 """The names at the top today, ``__version__`` included (the issue's limit is 20)."""
-PUBLIC_NAMES_AT_MOST = 55
-"""The names across :data:`PUBLIC_MODULES` today; the issue's aim is 50 (ratchet it down)."""
+PUBLIC_NAMES_AT_MOST = 45
+"""The names across :data:`PUBLIC_MODULES` today, under the issue's limit of 50 (ratchet it down)."""
 
 
 def _modules() -> list[tuple[str, Path]]:

@@ -19,8 +19,6 @@ from pathlib import Path
 import mnem
 import pytest
 
-from mnem_adapter_kit.errors import StoreIoError, translate
-
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
 
 MANY = textwrap.dedent(
@@ -118,10 +116,3 @@ def test_a_store_opened_with_no_descriptor_left_is_store_io_not_corrupt(tmp_path
     message = str(found["message"])
     assert "file descriptors" in message
     assert "backup" not in message
-
-
-def test_the_engines_own_descriptor_error_is_classified_by_its_errno() -> None:
-    error = translate(mnem.StoreIoError("storage error: Too many open files (os error 24)"))
-    assert isinstance(error, StoreIoError)
-    assert "Too many open files" in str(error)
-    assert "ulimit -n" in str(error)

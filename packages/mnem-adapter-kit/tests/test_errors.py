@@ -211,3 +211,10 @@ def test_a_store_path_that_is_not_utf8_is_refused_before_anything_is_made(tmp_pa
     with pytest.raises(InvalidInputError, match="not valid UTF-8"):
         open_store(path, author="t")
     assert not path.exists()
+
+
+def test_the_engines_own_descriptor_error_is_classified_by_its_errno() -> None:
+    error = translate(mnem.StoreIoError("storage error: Too many open files (os error 24)"))
+    assert isinstance(error, StoreIoError)
+    assert "Too many open files" in str(error)
+    assert "ulimit -n" in str(error)

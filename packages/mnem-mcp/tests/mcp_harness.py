@@ -25,9 +25,33 @@ from urllib.parse import quote
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
-from mnem_adapter_kit.errors import ERROR_CLASSES, ClosedError, InvalidInputError
+from mnem_adapter_kit.errors import (
+    BusyError,
+    ClosedError,
+    ConflictError,
+    CorruptStoreError,
+    InvalidInputError,
+    InvalidRefError,
+    NoStoreError,
+    NotFoundError,
+    StoreIoError,
+)
 from mnem_adapter_kit.testing.harness import AdapterHarness
 from mnem_mcp import MnemServer, StoreSettings, build_server
+
+_BY_CODE = {
+    error.code: error
+    for error in (
+        NotFoundError,
+        InvalidRefError,
+        ConflictError,
+        CorruptStoreError,
+        NoStoreError,
+        StoreIoError,
+        BusyError,
+    )
+}
+"""The taxonomy's class of each code a tool error carries."""
 
 ROOT = "conformance/"
 PAGE = 1000
@@ -86,7 +110,7 @@ def raise_for(adapter: McpMemory, tool: str, result: CallToolResult) -> None:
         # The closed server's claim refuses every session with no_store; the
         # protocol carries only the code, and this harness closed the server.
         raise ClosedError(f"{tool} on a closed server: {message}")
-    store_error = ERROR_CLASSES.get(code)
+    store_error = _BY_CODE.get(code)
     if store_error is None:
         raise McpToolError(tool, code, message)
     raise store_error(f"{tool}: {message}")

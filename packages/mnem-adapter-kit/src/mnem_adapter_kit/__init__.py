@@ -16,6 +16,7 @@ from ._mirror import Mirror
 from ._paths import default_store_path, is_store, store_dir_name, store_root
 from ._store import DEFAULT_BUSY_TIMEOUT, Store, open_store
 from ._values import MAX_NESTING, check_text, from_json_text, kept_copy, to_json_text
+from .errors import for_command
 
 __version__ = "0.1.0"
 
@@ -31,6 +32,7 @@ __all__ = [
     "check_text",
     "default_store_path",
     "describe",
+    "for_command",
     "from_json_text",
     "is_store",
     "kept_copy",

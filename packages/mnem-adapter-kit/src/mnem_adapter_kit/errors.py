@@ -5,7 +5,10 @@ lowercase ``code`` strings and, when the engine raised it, the original ``mnem``
 exception as ``__cause__``. Bad caller input is :class:`InvalidInputError`, a
 ``ValueError`` raised before the store is touched.
 
-Public: the names in ``__all__`` are the taxonomy adapters raise and re-export.
+Public: the names in ``__all__`` are the taxonomy adapters raise, and every adapter
+re-exports all of them at its top (``from mnem_adapter_kit.errors import *``). The rest
+serves the kit: :func:`translate` makes an engine exception one of these;
+:func:`~mnem_adapter_kit.for_command` words one for a command line.
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
 )
 
 __all__ = [
-    "ERROR_CLASSES",
     "BusyError",
     "ClosedError",
     "ConflictError",
@@ -44,8 +46,6 @@ __all__ = [
     "NotFoundError",
     "StoreError",
     "StoreIoError",
-    "for_command",
-    "translate",
 ]
 
 _LOCK_HELD_MARKER = "Database already open"

@@ -5,18 +5,8 @@ store ``mnem-autogen``'s ``MnemosyneMemory`` writes; :class:`MnemosyneHistoryPro
 is a ``HistoryProvider`` keeping every session's conversation as commits.
 """
 
-from mnem_adapter_kit.errors import (
-    BusyError,
-    ClosedError,
-    ConflictError,
-    CorruptStoreError,
-    InvalidInputError,
-    InvalidRefError,
-    NoStoreError,
-    NotFoundError,
-    StoreError,
-    StoreIoError,
-)
+from mnem_adapter_kit import errors as _errors
+from mnem_adapter_kit.errors import *  # noqa: F403  (the taxonomy: every adapter re-exports it)
 
 from .content import MemoryContent
 from .conversation import ConversationCommit, MnemosyneHistoryProvider
@@ -26,22 +16,13 @@ from .memory import MnemosyneContextProvider
 __version__ = "0.1.0"
 
 __all__ = [
-    "BusyError",
-    "ClosedError",
-    "ConflictError",
     "ConversationCommit",
-    "CorruptStoreError",
-    "InvalidInputError",
-    "InvalidRefError",
     "ItemOrigin",
     "MemoryCommit",
     "MemoryContent",
     "MemoryItem",
     "MnemosyneContextProvider",
     "MnemosyneHistoryProvider",
-    "NoStoreError",
-    "NotFoundError",
-    "StoreError",
-    "StoreIoError",
     "__version__",
 ]
+__all__ += _errors.__all__

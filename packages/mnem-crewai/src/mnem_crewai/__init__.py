@@ -4,18 +4,8 @@
 ``Memory(storage=MnemosyneStorage(path))``.
 """
 
-from mnem_adapter_kit.errors import (
-    BusyError,
-    ClosedError,
-    ConflictError,
-    CorruptStoreError,
-    InvalidInputError,
-    InvalidRefError,
-    NoStoreError,
-    NotFoundError,
-    StoreError,
-    StoreIoError,
-)
+from mnem_adapter_kit import errors as _errors
+from mnem_adapter_kit.errors import *  # noqa: F403  (the taxonomy: every adapter re-exports it)
 
 from .history import RecordOrigin, StorageCommit
 from .records import MAX_RECORD_BYTES
@@ -26,19 +16,10 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_DIR",
     "MAX_RECORD_BYTES",
-    "BusyError",
-    "ClosedError",
-    "ConflictError",
-    "CorruptStoreError",
     "DimensionMismatchError",
-    "InvalidInputError",
-    "InvalidRefError",
     "MnemosyneStorage",
-    "NoStoreError",
-    "NotFoundError",
     "RecordOrigin",
     "StorageCommit",
-    "StoreError",
-    "StoreIoError",
     "__version__",
 ]
+__all__ += _errors.__all__

@@ -1,17 +1,7 @@
 """A LangGraph ``BaseStore`` backed by Mnemosyne: long-term memory whose every write is a commit."""
 
-from mnem_adapter_kit.errors import (
-    BusyError,
-    ClosedError,
-    ConflictError,
-    CorruptStoreError,
-    InvalidInputError,
-    InvalidRefError,
-    NoStoreError,
-    NotFoundError,
-    StoreError,
-    StoreIoError,
-)
+from mnem_adapter_kit import errors as _errors
+from mnem_adapter_kit.errors import *  # noqa: F403  (the taxonomy: every adapter re-exports it)
 
 from .history import ItemOrigin, StoreCommit
 from .store import MnemosyneStore
@@ -19,18 +9,9 @@ from .store import MnemosyneStore
 __version__ = "0.1.0"
 
 __all__ = [
-    "BusyError",
-    "ClosedError",
-    "ConflictError",
-    "CorruptStoreError",
-    "InvalidInputError",
-    "InvalidRefError",
     "ItemOrigin",
     "MnemosyneStore",
-    "NoStoreError",
-    "NotFoundError",
     "StoreCommit",
-    "StoreError",
-    "StoreIoError",
     "__version__",
 ]
+__all__ += _errors.__all__

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from mnem_adapter_kit import default_store_path
-from mnem_adapter_kit.errors import InvalidInputError, StoreError, for_command
+from mnem_adapter_kit import default_store_path, for_command
+from mnem_adapter_kit.errors import InvalidInputError, StoreError
 
 from . import __version__, graph
 from .errors import FLAGS

@@ -30,7 +30,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
-from mnem_adapter_kit.errors import ErrorCode, InvalidInputError, StoreError, for_command
+from mnem_adapter_kit import for_command
+from mnem_adapter_kit.errors import ErrorCode, InvalidInputError, StoreError
 
 Code = Literal[ErrorCode, "invalid_input", "unknown_tool", "internal"]
 

@@ -6,18 +6,8 @@ when the conversation first held something (:meth:`~MnemosyneSession.when_did`),
 what it held at any commit, and branches that take a turn again.
 """
 
-from mnem_adapter_kit.errors import (
-    BusyError,
-    ClosedError,
-    ConflictError,
-    CorruptStoreError,
-    InvalidInputError,
-    InvalidRefError,
-    NoStoreError,
-    NotFoundError,
-    StoreError,
-    StoreIoError,
-)
+from mnem_adapter_kit import errors as _errors
+from mnem_adapter_kit.errors import *  # noqa: F403  (the taxonomy: every adapter re-exports it)
 
 from .history import ItemOrigin, SessionCommit, SessionItem
 from .provenance import ProvenanceHooks
@@ -26,22 +16,13 @@ from .session import InvalidSessionSettingsError, MnemosyneSession, default_stor
 __version__ = "0.1.0"
 
 __all__ = [
-    "BusyError",
-    "ClosedError",
-    "ConflictError",
-    "CorruptStoreError",
-    "InvalidInputError",
-    "InvalidRefError",
     "InvalidSessionSettingsError",
     "ItemOrigin",
     "MnemosyneSession",
-    "NoStoreError",
-    "NotFoundError",
     "ProvenanceHooks",
     "SessionCommit",
     "SessionItem",
-    "StoreError",
-    "StoreIoError",
     "__version__",
     "default_store_path",
 ]
+__all__ += _errors.__all__
