@@ -283,7 +283,7 @@ MUTANTS = [
         ["packages/mnem-autogen/tests/test_repair.py", "-k", "forgotten_item or random_earlier"],
         Edit(
             "packages/mnem-adapter-kit/src/mnem_adapter_kit/numbered.py",
-            "_keep_high",
+            "Listing.keep_high",
             prepend("return"),
         ),
     ),

@@ -491,13 +491,14 @@ class Listing(Generic[ItemT]):
             return
         if mirror.commit != committed.commit or mirror.version != held[0] + 1:
             return
-        before = held[1]
+        before, values = held[1], mirror.values
         scope = before.scope
+        mark_id = scope.sequence_id
         added: list[ItemT] = []
         for node_id in committed.added:
-            if node_id == scope.sequence_id:
+            if node_id == mark_id:
                 continue
-            value = mirror.values.get(node_id)
+            value = values.get(node_id)
             if scope.sequence_of(node_id) is None or value is None or isinstance(value, Mark):
                 return
             added.append(cast(ItemT, value))
@@ -517,7 +518,7 @@ class Listing(Generic[ItemT]):
             return  # older items back: a restore
         ordered.extend(added)
         turns.extend(self._turns(added, turns[-1] if turns else 0))
-        mark = mirror.values.get(scope.sequence_id)
+        mark = values.get(mark_id)
         high = max(
             before.high,
             added[-1].seq if added else 0,
