@@ -178,7 +178,7 @@ LAYERS: dict[str, int] = {
 PUBLIC_MODULES = ("errors", "history", "numbered", "formats", "view")
 TOP_LEVEL_AT_MOST = 19
 """The names at the top today, ``__version__`` included (the issue's limit is 20)."""
-PUBLIC_NAMES_AT_MOST = 45
+PUBLIC_NAMES_AT_MOST = 42
 """The names across :data:`PUBLIC_MODULES` today, under the issue's limit of 50 (ratchet it down)."""
 
 

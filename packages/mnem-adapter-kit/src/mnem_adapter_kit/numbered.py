@@ -31,32 +31,18 @@ from .errors import InvalidInputError, NotFoundError
 from .history import ChangeKind, CommitRecord, Lru
 
 __all__ = [
-    "DEFAULT_NAME",
-    "DEFAULT_ROOT",
     "Branches",
     "Items",
     "Layout",
     "Listing",
     "New",
-    "context_text",
     "provenance",
 ]
 
-DEFAULT_NAME = "default_list_memory"
-"""The name of a memory given none (``ListMemory``'s)."""
-DEFAULT_ROOT = "mnemosyne"
-"""The folder under the working directory holding the stores of memories given no path."""
-CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
 PROVENANCE_FIELDS = ("agent_step", "observation", "tool_call", "source", "note")
 """The engine's provenance fields, the keys an item's ``provenance`` argument may have."""
 PAST_ITEMS = 200_000
 """Decoded past items each layout keeps per process (bisecting reads many states)."""
-
-
-def context_text(contents: Iterable[object]) -> str:
-    """The text ``ListMemory`` gives a model for items of these contents: numbered, one a line."""
-    lines = [f"{i}. {content!s}" for i, content in enumerate(contents, 1)]
-    return CONTEXT_HEADER + "\n".join(lines) + "\n"
 
 
 def provenance(given: object) -> mnem.Provenance | None:

@@ -27,6 +27,7 @@ from mnem_adapter_kit import (
 )
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats import autogen as autogen_format
 
 from . import content as codec
 from .content import MemoryContent
@@ -55,7 +56,7 @@ def _shown(item: MemoryContent) -> object:
 
 def default_store_path(name: str) -> Path:
     """Where a memory called ``name`` keeps its store given no path: where AutoGen's does."""
-    return Path.cwd() / numbered.DEFAULT_ROOT / store_dir_name(name)
+    return Path.cwd() / autogen_format.DEFAULT_ROOT / store_dir_name(name)
 
 
 class MnemosyneContextProvider(ContextProvider):
@@ -101,7 +102,7 @@ class MnemosyneContextProvider(ContextProvider):
             raise InvalidInputError(
                 f"max_injected must be a positive int or None, not {max_injected!r}"
             )
-        self._name = check_text(name or numbered.DEFAULT_NAME, "the memory name")
+        self._name = check_text(name or autogen_format.DEFAULT_NAME, "the memory name")
         self._inject_as = inject_as
         self._max_injected = max_injected or 0
         self._scope = Scope.of(self._name)
@@ -250,7 +251,7 @@ class MnemosyneContextProvider(ContextProvider):
         version = self._mirror.version
         if self._text_of is None or self._text_of[0] != version:
             injected = self._listing.now().ordered[-self._max_injected :]
-            text = numbered.context_text(_shown(item.content) for item in injected)
+            text = autogen_format.context_text(_shown(item.content) for item in injected)
             self._text_of = (version, text if injected else "")
         return self._text_of[1] or None
 

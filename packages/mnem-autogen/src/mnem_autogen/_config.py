@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from mnem_adapter_kit.numbered import DEFAULT_NAME, DEFAULT_ROOT
+from mnem_adapter_kit.formats.autogen import DEFAULT_NAME, DEFAULT_ROOT
 
 __all__ = ["DEFAULT_NAME", "DEFAULT_ROOT", "MnemosyneMemoryConfig"]
 

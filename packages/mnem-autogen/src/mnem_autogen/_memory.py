@@ -35,6 +35,7 @@ from mnem_adapter_kit import (
 )
 from mnem_adapter_kit import history as kit_history
 from mnem_adapter_kit.errors import InvalidInputError
+from mnem_adapter_kit.formats.autogen import context_text
 
 from . import _codec as codec
 from ._config import DEFAULT_NAME, DEFAULT_ROOT, MnemosyneMemoryConfig
@@ -48,7 +49,7 @@ _SOURCE_NOISE = re.compile(r"[^A-Za-z0-9_-]")
 
 def render_memory_context(items: list[MemoryContent]) -> str:
     """The text ListMemory injects for ``items``."""
-    return numbered.context_text(item.content for item in items)
+    return context_text(item.content for item in items)
 
 
 def message_source(name: str) -> str:

@@ -11,7 +11,9 @@ holding::
 
 :func:`record` writes one from an adapter's checked fields and :func:`parse` reads it back
 (each adapter builds its own item type from a :class:`Record`); :func:`read` is how
-``mnem-history`` shows it.
+``mnem-history`` shows it. Both memories also take ``ListMemory``'s ways from here: the name
+of a memory given none (:data:`DEFAULT_NAME`), where its store goes (:data:`DEFAULT_ROOT`)
+and the text a model is given (:func:`context_text`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +32,23 @@ from .._reading import Reading
 from .._values import MAX_NESTING, check_text, from_json_text, to_json_text
 from ..errors import InvalidInputError
 
-__all__ = ["FORMAT", "MIME_TYPES", "Record", "parse", "read", "record"]
+__all__ = [
+    "DEFAULT_NAME",
+    "DEFAULT_ROOT",
+    "FORMAT",
+    "MIME_TYPES",
+    "Record",
+    "context_text",
+    "parse",
+    "read",
+    "record",
+]
 
+DEFAULT_NAME = "default_list_memory"
+"""The name of a memory given none (``ListMemory``'s)."""
+DEFAULT_ROOT = "mnemosyne"
+"""The folder under the working directory holding the stores of memories given no path."""
+CONTEXT_HEADER = "\nRelevant memory content (in chronological order):\n"
 FORMAT = "mnem-autogen/1"
 KINDS = ("str", "bytes", "dict", "image")
 MIME_TYPES = (
@@ -56,6 +73,12 @@ class Record:
     mime_type: str
     mime_is_enum: bool
     metadata: dict[str, Any] | None
+
+
+def context_text(contents: Iterable[object]) -> str:
+    """The text ``ListMemory`` gives a model for items of these contents: numbered, one a line."""
+    lines = [f"{i}. {content!s}" for i, content in enumerate(contents, 1)]
+    return CONTEXT_HEADER + "\n".join(lines) + "\n"
 
 
 def record(
