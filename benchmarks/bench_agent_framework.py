@@ -1,46 +1,20 @@
-"""Agent Framework: ``before_run`` against AutoGen's ``update_context``, a run's save against
-the raw engine commit.
+"""Agent Framework: ``before_run`` against AutoGen's ``update_context`` on the same store, and
+one run's ``save_messages`` against a raw engine commit of the nodes it wrote (replayed).
 
     uv run python benchmarks/bench_agent_framework.py [--smoke]    # writes results/agent_framework.json
-
-Each subject is timed in the same rounds as its anchor:
-
-* ``MnemosyneContextProvider.before_run`` against ``mnem-autogen``'s
-  ``MnemosyneMemory.update_context`` on the same store (the same items, the same text);
-* ``MnemosyneHistoryProvider.save_messages`` of one run (a user message, a function call, its
-  result, the answer) against a raw ``mnem`` ``add`` + ``commit`` of the same nodes (what the
-  provider committed in a rehearsal on a copy, replayed) on an identical store.
-
-Engine calls per operation are counted through the kit's observer, outside the timed rounds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import harness as h
 from agent_framework import Content, Message, SessionContext
 from autogen_core.memory import MemoryContent as AutogenContent
 from autogen_core.model_context import UnboundedChatCompletionContext as Context
-from harness import (
-    RawStore,
-    Scratch,
-    Step,
-    Summary,
-    because,
-    case,
-    cases_table,
-    clock,
-    commits_after,
-    engine_calls,
-    execute,
-    heads,
-    interleave,
-    profile,
-    progress,
-    sync_step,
-)
 
 from mnem_agent_framework import MnemosyneContextProvider, MnemosyneHistoryProvider
 from mnem_autogen import MnemosyneMemory
@@ -78,7 +52,15 @@ def run_messages(n: int) -> list[Message]:
     ]
 
 
-async def memory_store(scratch: Scratch, k: int) -> Path:
+def before_run_of(provider: MnemosyneContextProvider) -> Callable[[], Awaitable[None]]:
+    async def before_run() -> None:
+        context = SessionContext(input_messages=[])
+        await provider.before_run(agent=None, session=None, context=context, state={})
+
+    return before_run
+
+
+async def memory_store(scratch: h.Scratch, k: int) -> Path:
     """A template holding an AutoGen memory of ``k`` items, written by AutoGen in one batch."""
 
     async def build(path: Path) -> None:
@@ -93,7 +75,7 @@ async def memory_store(scratch: Scratch, k: int) -> Path:
     return await scratch.template(f"memory-{k}", build)
 
 
-async def session_store(scratch: Scratch, n: int) -> Path:
+async def session_store(scratch: h.Scratch, n: int) -> Path:
     """A template holding a session of ``n`` messages, saved a run (4 messages) at a time."""
 
     async def build(path: Path) -> None:
@@ -105,51 +87,47 @@ async def session_store(scratch: Scratch, n: int) -> Path:
     return await scratch.template(f"session-{n}", build)
 
 
-async def bench_before_run(scratch: Scratch, plan: Plan, k: int) -> dict[str, Any]:
+async def bench_before_run(scratch: h.Scratch, plan: Plan, k: int) -> dict[str, Any]:
     path = scratch.fresh(await memory_store(scratch, k))
     provider, memory = MnemosyneContextProvider(NAME, path), MnemosyneMemory(NAME, path)
-
-    async def before_run() -> None:
-        context = SessionContext(input_messages=[])
-        await provider.before_run(agent=None, session=None, context=context, state={})
-
-    engine = await engine_calls(before_run)
-    steps: dict[str, Step] = {
-        "provider": lambda _: clock(before_run()),
-        "autogen": lambda _: clock(memory.update_context(Context())),
+    before_run = before_run_of(provider)
+    engine = await h.engine_calls(before_run)
+    steps: dict[str, h.Step] = {
+        "provider": lambda _: h.clock(before_run()),
+        "autogen": lambda _: h.clock(memory.update_context(Context())),
     }
-    samples = await interleave(steps, plan.reads, label=f"before_run k={k}")
+    samples = await h.interleave(steps, plan.reads, label=f"before_run k={k}")
     await provider.close()
     await memory.close()
     scratch.discard(path)
-    return case(f"before_run, k={k:,}", samples, "provider/autogen", engine=engine, k=k)
+    return h.case(f"before_run, k={k:,}", samples, "provider/autogen", engine=engine, k=k)
 
 
-async def bench_save(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench_save(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
     template = await session_store(scratch, n)
     history = MnemosyneHistoryProvider(template)
-    head = heads(Path(history.store_path_of(SESSION)))
+    head = h.heads(Path(history.store_path_of(SESSION)))
     await history.close()
     rehearsal = scratch.fresh(template)
     history, numbers = MnemosyneHistoryProvider(rehearsal), iter(range(n, n + 3 + plan.saves))
     await history.get_messages(SESSION)
-    engine = await engine_calls(
+    engine = await h.engine_calls(
         lambda: history.save_messages(SESSION, run_messages(next(numbers))), plan.saves + 2
     )
     await history.close()
-    changes = commits_after(Path(history.store_path_of(SESSION)), head)
+    changes = h.commits_after(Path(history.store_path_of(SESSION)), head)
     adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
     history = MnemosyneHistoryProvider(adapter_path)
-    raw = RawStore(Path(MnemosyneHistoryProvider(raw_path).store_path_of(SESSION)))
+    raw = h.RawStore(Path(MnemosyneHistoryProvider(raw_path).store_path_of(SESSION)))
     await history.get_messages(SESSION)
-    steps: dict[str, Step] = {
-        "provider": lambda call: clock(history.save_messages(SESSION, run_messages(n + call))),
-        "raw_commit": sync_step(lambda call: raw.replay(changes[call])),
+    steps: dict[str, h.Step] = {
+        "provider": lambda call: h.clock(history.save_messages(SESSION, run_messages(n + call))),
+        "raw_commit": h.sync_step(lambda call: raw.replay(changes[call])),
     }
-    samples = await interleave(steps, plan.saves, label=f"save_messages n={n}")
+    samples = await h.interleave(steps, plan.saves, label=f"save_messages n={n}")
     await history.close()
     scratch.discard(rehearsal, adapter_path, raw_path)
-    return case(
+    return h.case(
         f"save_messages (one run, 4 messages), n={n:,}",
         samples,
         "provider/raw_commit",
@@ -158,22 +136,17 @@ async def bench_save(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
     )
 
 
-async def bench_profiles(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench_profiles(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
     path = scratch.fresh(await session_store(scratch, n))
     history, numbers = MnemosyneHistoryProvider(path), iter(range(n, n + plan.profile_calls + 1))
     await history.get_messages(SESSION)
-    save = await profile(
+    save = await h.profile(
         plan.profile_calls, lambda: history.save_messages(SESSION, run_messages(next(numbers)))
     )
     await history.close()
     memory_path = scratch.fresh(await memory_store(scratch, n))
     provider = MnemosyneContextProvider(NAME, memory_path)
-
-    async def before_run() -> None:
-        context = SessionContext(input_messages=[])
-        await provider.before_run(agent=None, session=None, context=context, state={})
-
-    read = await profile(plan.profile_calls, before_run)
+    read = await h.profile(plan.profile_calls, before_run_of(provider))
     await provider.close()
     scratch.discard(path, memory_path)
     return {
@@ -182,29 +155,29 @@ async def bench_profiles(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]
     }
 
 
-async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     found: dict[str, Any] = {"before_run": [], "save": [], "profiles": {}}
     for n in plan.sizes:
-        progress(f"before_run, save_messages, profiles: n={n}")
+        h.progress(f"before_run, save_messages, profiles: n={n}")
         found["before_run"].append(await bench_before_run(scratch, plan, n))
         found["save"].append(await bench_save(scratch, plan, n))
         found["profiles"] |= await bench_profiles(scratch, plan, n)
     return found
 
 
-def summarize(found: dict[str, Any]) -> Summary:
+def summarize(found: dict[str, Any]) -> h.Summary:
     profiles = found["profiles"]
-    out = Summary(profiles=profiles)
+    out = h.Summary(profiles=profiles)
     for row in found["before_run"]:
         k = f"{row['k']:,}"
         label = f"Agent Framework `before_run` ≤ 3x `mnem-autogen`'s `update_context`, {k} items"
-        why = because(row, profiles.get(f"agent-framework before_run (k={k})"))
+        why = h.because(row, profiles.get(f"agent-framework before_run (k={k})"))
         measured = row["ratios"]["provider/autogen"]
         out.target(f"agent_framework.before_run.{row['k']}", label, measured, 3.0, f"k={k}", why)
     for row in found["save"]:
         n = f"{row['n']:,}"
         label = f"Agent Framework `save_messages` (one run) ≤ 1.2x a raw engine commit of the same nodes, {n} messages"
-        why = because(row, profiles.get(f"agent-framework save_messages (n={n})")) + SAVE_WHY
+        why = h.because(row, profiles.get(f"agent-framework save_messages (n={n})")) + SAVE_WHY
         measured = row["ratios"]["provider/raw_commit"]
         out.target(f"agent_framework.save.{row['n']}", label, measured, 1.2, f"n={n}", why)
     note = (
@@ -212,9 +185,11 @@ def summarize(found: dict[str, Any]) -> Summary:
         "function call, its result and the answer; `autogen`: `MnemosyneMemory.update_context` "
         "on the same store; `raw_commit`: the raw engine commit of the nodes the provider committed."
     )
-    out.tables.append(cases_table("Agent Framework", note, [*found["before_run"], *found["save"]]))
+    out.tables.append(
+        h.cases_table("Agent Framework", note, [*found["before_run"], *found["save"]])
+    )
     return out
 
 
 if __name__ == "__main__":
-    execute("agent_framework", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("agent_framework", __doc__ or "", FULL, SMOKE, workloads)

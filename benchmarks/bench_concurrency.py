@@ -1,16 +1,7 @@
-"""Concurrency: write throughput with tasks, threads and processes; event-loop stalls.
+"""Concurrency: write throughput of tasks, threads and processes against sequential writes, and
+event-loop stalls beside AutoGen, LangGraph and MCP operations.
 
     uv run python benchmarks/bench_concurrency.py [--smoke]    # writes results/concurrency.json
-
-Throughput: each round, every subject writes one block of new items into its own fresh copy
-of the same store, in rotating order: sequentially (the anchor), as tasks of one
-``asyncio.gather``, from threads sharing one ``MnemosyneStore``, and from worker processes
-(started before timing) on the same path; ratio = sequential block time over the subject's.
-
-Loop stalls: a heartbeat task sleeps 1 ms at a time beside AutoGen ``add``/``query``,
-LangGraph ``aput``/``aget`` and MCP ``remember``/``recall`` (in-process client); the longest
-gap beyond 1 ms during each operation is compared with the longest engine call of the run.
-Engine calls and sections (engine calls with the store to oneself) come from the kit's observer.
 """
 
 from __future__ import annotations
@@ -26,25 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import harness as h
 from autogen_core.memory import MemoryContent
-from harness import (
-    Recorder,
-    Scratch,
-    Step,
-    Summary,
-    call_tool,
-    cases_table,
-    clock,
-    execute,
-    fill,
-    interleave,
-    medians,
-    ms,
-    num,
-    progress,
-    summaries,
-    summary,
-)
 from langgraph.store.base import PutOp
 from mcp import Client
 
@@ -81,7 +55,7 @@ def item(i: int) -> MemoryContent:
     return MemoryContent(content=f"fact {i}: the user prefers green tea", mime_type="text/plain")
 
 
-async def templates(scratch: Scratch, n: int) -> dict[str, Path]:
+async def templates(scratch: h.Scratch, n: int) -> dict[str, Path]:
     """Stores of ``n`` nodes as each adapter writes them."""
 
     def langgraph(path: Path) -> None:
@@ -99,11 +73,11 @@ async def templates(scratch: Scratch, n: int) -> dict[str, Path]:
     return {
         "langgraph": await scratch.template(f"lg-{n}", langgraph),
         "autogen": await scratch.template(f"ag-{n}", autogen),
-        "mcp": await scratch.template(f"mcp-{n}", lambda path: fill(path, notes)),
+        "mcp": await scratch.template(f"mcp-{n}", lambda path: h.fill(path, notes)),
     }
 
 
-def usage(recorder: Recorder, label: str | None = None) -> dict[str, int]:
+def usage(recorder: h.Recorder, label: str | None = None) -> dict[str, int]:
     """Sections (their summed ns), handle opens, drops and refused opens (another process had it)."""
     found = {kind: len(recorder.of(kind)) for kind in ("open", "drop", "refused")}
     return {**found, "section_ns": sum(e.took for e in recorder.of("section", label))}
@@ -111,14 +85,14 @@ def usage(recorder: Recorder, label: str | None = None) -> dict[str, int]:
 
 def write_share(path: str, first: int, count: int) -> dict[str, int]:
     """In a worker process: put ``count`` new items from ``first``; how the store was used."""
-    recorder = Recorder()
+    recorder = h.Recorder()
     with recorder.observing(), MnemosyneStore(path) as store:
         for i in range(first, first + count):
             put(store, i)
     return usage(recorder)
 
 
-async def bench_throughput(scratch: Scratch, plan: Plan, recorder: Recorder) -> dict[str, Any]:
+async def bench_throughput(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> dict[str, Any]:
     stores, block, workers = await templates(scratch, plan.items), plan.block, range(plan.workers)
     share, threads = block // plan.workers, ThreadPoolExecutor(plan.workers)
     processes = ProcessPoolExecutor(plan.workers, mp_context=multiprocessing.get_context("spawn"))
@@ -156,7 +130,7 @@ async def bench_throughput(scratch: Scratch, plan: Plan, recorder: Recorder) -> 
                 await add
         await memory.close()
 
-    def step(name: str) -> Step:
+    def step(name: str) -> h.Step:
         family, mode = name.split("_")
 
         async def timed(call: int) -> int:
@@ -179,11 +153,11 @@ async def bench_throughput(scratch: Scratch, plan: Plan, recorder: Recorder) -> 
     names += ["autogen_sequential", "autogen_tasks"]
     try:
         steps = {name: step(name) for name in names}
-        samples = await interleave(steps, plan.rounds, warmup=1, label="throughput")
+        samples = await h.interleave(steps, plan.rounds, warmup=1, label="throughput")
     finally:
         threads.shutdown()
         processes.shutdown()
-    stats = summaries(samples)
+    stats = h.summaries(samples)
     sequential = {name: stats[f"{name.split('_')[0]}_sequential"]["median_ms"] for name in names}
     return {
         "items": plan.items,
@@ -200,7 +174,7 @@ async def bench_throughput(scratch: Scratch, plan: Plan, recorder: Recorder) -> 
     }
 
 
-async def bench_stalls(scratch: Scratch, plan: Plan, recorder: Recorder) -> dict[str, Any]:
+async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> dict[str, Any]:
     n = plan.items
     paths = {kind: scratch.fresh(path) for kind, path in (await templates(scratch, n)).items()}
     memory, graph = MnemosyneMemory("bench", paths["autogen"]), MnemosyneStore(paths["langgraph"])
@@ -221,16 +195,16 @@ async def bench_stalls(scratch: Scratch, plan: Plan, recorder: Recorder) -> dict
             "autogen query": lambda i: memory.query(),
             "langgraph aput": lambda i: graph.aput(*put_args(i)),
             "langgraph aget": lambda i: graph.aget(("seed", f"s{i % 10}"), f"s{i % n}"),
-            "mcp remember": lambda i: call_tool(
+            "mcp remember": lambda i: h.call_tool(
                 client, "remember", node_id=f"user/new-{i}", content=i
             ),
-            "mcp recall": lambda i: call_tool(client, "recall", node_id=f"user/fact-{i % n}"),
+            "mcp recall": lambda i: h.call_tool(client, "recall", node_id=f"user/fact-{i % n}"),
         }
 
-        def step(name: str) -> Step:
+        def step(name: str) -> h.Step:
             async def timed(call: int) -> int:
                 recorder.label = name
-                took = await clock(ops[name](call))
+                took = await h.clock(ops[name](call))
                 await asyncio.sleep(0.003)  # the beats right after the call count for it too
                 recorder.label = ""
                 return took
@@ -244,7 +218,7 @@ async def bench_stalls(scratch: Scratch, plan: Plan, recorder: Recorder) -> dict
         recorder.events.clear()
         try:
             steps = {name: step(name) for name in ops}
-            samples = await interleave(steps, plan.stall_rounds, warmup=0, label="stalls")
+            samples = await h.interleave(steps, plan.stall_rounds, warmup=0, label="stalls")
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -262,15 +236,15 @@ async def bench_stalls(scratch: Scratch, plan: Plan, recorder: Recorder) -> dict
         section = sum(ns for _, ns in recorder.covered("section", end - wall, end)) / 1e6
         stalls = [max(0, wall - 1_000_000) for _, wall, _ in gaps.get(name, [(0, 0, 0)])]
         own = recorder.longest("call", name)
-        held = ", ".join(f"`{m}` {ms(t)}" for m, t in calls.items() if t >= 0.05) or "none"
+        held = ", ".join(f"`{m}` {h.ms(t)}" for m, t in calls.items() if t >= 0.05) or "none"
         rows[name] = {
-            "op": summary(samples[name]),
+            "op": h.summary(samples[name]),
             "longest_stall_ms": max(stalls) / 1e6,
-            "why": f"longest stall {ms(max(stalls) / 1e6)}, p99 {ms(summary(stalls)['p99_ms'])}; the "
-            f"longest gap, {ms(wall / 1e6)}, held engine calls ({held}) and {ms(section)} of "
-            f"sections, the loop's thread ran {ms(cpu / 1e6)} of CPU in it; the operation's longest "
-            f"section {ms(recorder.longest('section', name).took / 1e6)}, its longest engine call "
-            + (f"`{own.what}` {ms(own.took / 1e6)}" if own.took else "none"),
+            "why": f"longest stall {h.ms(max(stalls) / 1e6)}, p99 {h.ms(h.summary(stalls)['p99_ms'])}; the "
+            f"longest gap, {h.ms(wall / 1e6)}, held engine calls ({held}) and {h.ms(section)} of "
+            f"sections, the loop's thread ran {h.ms(cpu / 1e6)} of CPU in it; the operation's longest "
+            f"section {h.ms(recorder.longest('section', name).took / 1e6)}, its longest engine call "
+            + (f"`{own.what}` {h.ms(own.took / 1e6)}" if own.took else "none"),
         }
     return {
         "items": n,
@@ -280,17 +254,17 @@ async def bench_stalls(scratch: Scratch, plan: Plan, recorder: Recorder) -> dict
     }
 
 
-async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
-    recorder = Recorder()
+async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
+    recorder = h.Recorder()
     with recorder.observing():
-        progress(f"write throughput: blocks of {plan.block} into stores of {plan.items:,} items")
+        h.progress(f"write throughput: blocks of {plan.block} into stores of {plan.items:,} items")
         throughput = await bench_throughput(scratch, plan, recorder)
-        progress(f"loop stalls: {plan.stall_rounds} rounds of six operations beside a heartbeat")
+        h.progress(f"loop stalls: {plan.stall_rounds} rounds of six operations beside a heartbeat")
         return {"throughput": throughput, "stalls": await bench_stalls(scratch, plan, recorder)}
 
 
-def summarize(found: dict[str, Any]) -> Summary:
-    out, tp, stalls = Summary(), found["throughput"], found["stalls"]
+def summarize(found: dict[str, Any]) -> h.Summary:
+    out, tp, stalls = h.Summary(), found["throughput"], found["stalls"]
     stats, block, use, rows = tp["subjects"], tp["block"], tp["use"], []
     for key, measured in tp["ratios"].items():
         (family, mode), u = key.split("_"), use[key]
@@ -298,14 +272,14 @@ def summarize(found: dict[str, Any]) -> Summary:
         note = (
             f"the store busy (in sections) {u['section_ns'] / u['block_ns']:.0%} of a block, "
             f"sequentially {use[seq]['section_ns'] / use[seq]['block_ns']:.0%}; per block "
-            f"{num(u['open'])} handle opens, {num(u['drop'])} drops, {num(u['refused'])} refused"
+            f"{h.num(u['open'])} handle opens, {h.num(u['drop'])} drops, {h.num(u['refused'])} refused"
         )
         row = {"case": f"{family} {mode}", "subjects": {key: stats[key], seq: stats[seq]}}
         rows.append({**row, "ratios": {"sequential/subject": measured}, "note": note})
         label = f"{family} write throughput with {count} {mode} ≥ {LIMITS[mode]:g}x sequential"
         where, why = (
             f"{tp['items']:,} items, blocks of {block}",
-            f"Medians: {medians(row)}; {note}.",
+            f"Medians: {h.medians(row)}; {note}.",
         )
         out.target(
             f"concurrency.{key}", label, measured, LIMITS[mode], where, why, higher_is_better=True
@@ -319,14 +293,8 @@ def summarize(found: dict[str, Any]) -> Summary:
         )
         label = f"longest loop stall during `{name}` ≤ {STALL_LIMIT:g}x the longest engine call"
         where = f"{stalls['rounds']} calls, stores of {stalls['items']:,}"
-        out.target(
-            f"concurrency.stall.{name.replace(' ', '_')}",
-            label,
-            measured,
-            STALL_LIMIT,
-            where,
-            row["why"],
-        )
+        key = f"concurrency.stall.{name.replace(' ', '_')}"
+        out.target(key, label, measured, STALL_LIMIT, where, row["why"])
     note = (
         f"Throughput: each round, each subject writes {block} new items into a fresh copy of a "
         f"{tp['items']:,}-item store; tasks: one `asyncio.gather`; threads: {tp['workers']} "
@@ -334,11 +302,11 @@ def summarize(found: dict[str, Any]) -> Summary:
         f"same path; block times. Stalls: a heartbeat task sleeping 1 ms at a time beside "
         f"{stalls['rounds']} calls of each operation on stores of {stalls['items']:,} nodes; a "
         f"stall is a gap between beats beyond 1 ms; the run's longest engine call was `{what}` "
-        f"{ms(longest)}."
+        f"{h.ms(longest)}."
     )
-    out.tables.append(cases_table("Concurrency", note, rows))
+    out.tables.append(h.cases_table("Concurrency", note, rows))
     return out
 
 
 if __name__ == "__main__":
-    execute("concurrency", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("concurrency", __doc__ or "", FULL, SMOKE, workloads)

@@ -1,17 +1,7 @@
-"""Growth: disk, resident memory and write time as the work grows, each adapter beside its peer.
+"""Growth: disk, resident memory and write time as the work grows, each adapter beside the peer
+its users would otherwise pick, each writer in a process of its own.
 
     uv run python benchmarks/bench_growth.py [--smoke]    # writes results/growth.json
-
-Each adapter writes N items the way it is used (one call per item; a session turn as the
-runner writes it: three ``add_items`` carrying 4 items; an Agent Framework turn: one save of 4
-messages; the knowledge graph: one ``create_entities`` per entity) into a fresh store, in a
-process of its own, and the peer its users would otherwise pick does the same beside it:
-``ListMemory`` saved as JSON after each add, ``SqliteStore``, ``SQLiteSession``,
-``FileHistoryProvider``, and the reference memory server's JSONL (the whole graph rewritten
-per change, as it does). Disk is allocated bytes; resident memory the writer's peak; time the
-whole run over N. ``one store`` is the adapter with volumes switched off (``MNEM_VOLUME_NODES``
-past N): the layout before ADR 0028, measured up to 1,000 items. Then many short conversations
-(3 turns each) in each session adapter's default layout, beside its peer.
 """
 
 from __future__ import annotations
@@ -294,21 +284,17 @@ def summarize(found: dict[str, Any]) -> Summary:
         for row in mine:
             n = row["n"]
             peer_row, one_row = theirs.get(n), one.get(n)
-            table.append(
-                [
-                    adapter,
-                    f"{n:,}",
-                    f"{num(row['disk'] / 2**20)} MiB",
-                    "-" if one_row is None else f"{num(one_row['disk'] / 2**20)} MiB",
-                    "-" if peer_row is None else f"{num(peer_row['disk'] / 2**20)} MiB ({peer})",
-                    f"{num(row['resident'] / 2**20)} MiB",
-                    "-" if one_row is None else f"{num(one_row['resident'] / 2**20)} MiB",
-                    "-" if peer_row is None else f"{num(peer_row['resident'] / 2**20)} MiB",
-                    f"{num(row['seconds'] * 1000 / n)} ms",
-                    "-" if one_row is None else f"{num(one_row['seconds'] * 1000 / n)} ms",
-                    "-" if peer_row is None else f"{num(peer_row['seconds'] * 1000 / n)} ms",
-                ]
-            )
+            cells = [
+                "-" if r is None else f"{num(r[key] * times / per)} {unit}"
+                for key, times, per, unit in (
+                    ("disk", 1, 2**20, "MiB"),
+                    ("resident", 1, 2**20, "MiB"),
+                    ("seconds", 1000, n, "ms"),
+                )
+                for r in (row, one_row, peer_row)
+            ]
+            cells[2] += f" ({peer})" * (peer_row is not None)
+            table.append([adapter, f"{n:,}", *cells])
     headers = [
         "adapter", "items", "disk", "disk, one store", "disk, peer", "resident",
         "resident, one store", "resident, peer", "write per item", "one store", "peer",

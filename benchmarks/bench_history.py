@@ -1,16 +1,7 @@
-"""History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, per adapter.
+"""History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, per adapter,
+each in a new process, with the longest hold of the store; and ``mnem-history html``.
 
     uv run python benchmarks/bench_history.py [--smoke]    # writes results/history.json
-
-One store per adapter, written through the adapter itself (so with the kit's change record):
-AutoGen adds one item per commit after a first batch of 100 (``why`` asks about the first,
-``when_did`` when the newest passed the middle); LangGraph and MCP write 100 nodes in the
-first commit, then rewrite one of 99 per commit (never ``k0`` or ``anchor``, so asking about
-those walks the whole chain). Each operation runs in a new process: *cold* is its first call
-there, *warm* the same call repeated. While the cold call runs, another caller of the process
-asks for the store every 2 ms; the longest turn the read kept (from the kit's observer) is its
-longest continuous hold of the store. ``mnem-history html`` on each store is timed as a user
-runs it, in a new process.
 """
 
 from __future__ import annotations
@@ -28,24 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import harness as h
 from autogen_core.memory import MemoryContent
-from harness import (
-    Recorder,
-    Scratch,
-    Summary,
-    call_tool,
-    calls_line,
-    cases_table,
-    children_json,
-    clock,
-    execute,
-    ms,
-    num,
-    profile,
-    profile_line,
-    progress,
-    summary,
-)
 from langgraph.store.base import PutOp
 from mcp import Client
 
@@ -100,10 +75,10 @@ async def build(adapter: str, path: Path, commits: int) -> None:
         async with Client(server) as client:
             nodes = [{"node_id": f"n{i}", "content": {"rev": 0}} for i in range(1, NODES)]
             anchor = {"node_id": "anchor", "content": "first"}
-            await call_tool(client, "remember_many", nodes=[anchor, *nodes])
+            await h.call_tool(client, "remember_many", nodes=[anchor, *nodes])
             for rev in range(1, commits):
                 node = f"n{1 + rev % (NODES - 1)}"
-                await call_tool(client, "remember", node_id=node, content={"rev": rev})
+                await h.call_tool(client, "remember", node_id=node, content={"rev": rev})
         server.service.close()
 
 
@@ -138,11 +113,11 @@ async def operation(
     stack.callback(server.service.close)
     client = await stack.enter_async_context(Client(server))
     arguments = {"why": {}, "history": {"limit": 20}, "when_did": {"condition": "present"}}[op]
-    return lambda: call_tool(client, op, node_id="anchor", **arguments)
+    return lambda: h.call_tool(client, op, node_id="anchor", **arguments)
 
 
 @contextlib.asynccontextmanager
-async def contender(store: str, recorder: Recorder, *, thread: bool) -> AsyncIterator[list[int]]:
+async def contender(store: str, recorder: h.Recorder, *, thread: bool) -> AsyncIterator[list[int]]:
     """Another caller asking for the store every 2 ms for an empty session; yields its waits.
 
     Beside an async read it is a task of the same loop; beside a blocking read, a thread
@@ -177,16 +152,16 @@ async def contender(store: str, recorder: Recorder, *, thread: bool) -> AsyncIte
 
 async def child(adapter: str, op: str, store: str, commits: int, reps: int) -> dict[str, Any]:
     """One operation in a new process: cold (beside the contender), then ``reps`` warm."""
-    recorder = Recorder()
+    recorder = h.Recorder()
     async with contextlib.AsyncExitStack() as stack:
         call = await operation(adapter, op, store, commits, stack)
         with recorder.observing():
             async with contender(store, recorder, thread=adapter == "langgraph") as waits:
                 recorder.label = "cold"
-                cold = await clock(call())
+                cold = await h.clock(call())
             recorder.label = "warm"
-            warm = [await clock(call()) for _ in range(reps)]
-        warm_profile = await profile(3, call)
+            warm = [await h.clock(call()) for _ in range(reps)]
+        warm_profile = await h.profile(3, call)
     hold = recorder.longest("turn", "cold")
     inside = recorder.covered("call", hold.start, hold.end)
     longest = max(inside, key=lambda found: found[1], default=(hold, 0))
@@ -194,10 +169,10 @@ async def child(adapter: str, op: str, store: str, commits: int, reps: int) -> d
         "adapter": adapter,
         "op": op,
         "cold_ms": cold / 1e6,
-        "warm": summary(warm),
+        "warm": h.summary(warm),
         "warm_max_ms": max(warm) / 1e6,
         "hold_ms": hold.took / 1e6,
-        "hold_why": f"{num(sum(ns for _, ns in inside) / 1e6)} ms of engine calls, the longest `{longest[0].what}` {num(longest[1] / 1e6)} ms",
+        "hold_why": f"{h.num(sum(ns for _, ns in inside) / 1e6)} ms of engine calls, the longest `{longest[0].what}` {h.num(longest[1] / 1e6)} ms",
         "section_ms": recorder.longest("section", "cold").took / 1e6,
         "contender_wait_max_ms": max(waits) / 1e6,
         "cold_engine": recorder.engine("cold"),
@@ -217,10 +192,10 @@ def view_html(store: Path) -> dict[str, float]:
     return {"wall_s": wall, "cpu_s": cpu, "page_mb": page.stat().st_size / 1e6}
 
 
-async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     rows, views = [], {}
     for adapter, ops in CALLS.items():
-        progress(f"{adapter}: building a store of {plan.commits:,} commits")
+        h.progress(f"{adapter}: building a store of {plan.commits:,} commits")
         started = time.monotonic()
         template = await scratch.template(
             adapter, lambda path, a=adapter: build(a, path, plan.commits)
@@ -228,39 +203,39 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
         views[adapter] = {"build_s": time.monotonic() - started}
         stores = [scratch.fresh(template) for _ in ops]
         views[adapter] |= view_html(stores[0])
-        progress(f"{adapter}: {', '.join(ops)}, cold then warm, each in a new process")
+        h.progress(f"{adapter}: {', '.join(ops)}, cold then warm, each in a new process")
         args = [str(plan.commits), str(plan.warm_reps)]
         runs = [
             [__file__, "--child", adapter, op, str(s), *args]
             for op, s in zip(ops, stores, strict=True)
         ]
-        rows += children_json(runs, together=plan.together)
+        rows += h.children_json(runs, together=plan.together)
         scratch.discard(*stores)
     return {"commits": plan.commits, "reads": rows, "view_html": views}
 
 
-def summarize(found: dict[str, Any]) -> Summary:
-    reads, commits, views, out = found["reads"], found["commits"], found["view_html"], Summary()
+def summarize(found: dict[str, Any]) -> h.Summary:
+    reads, commits, views, out = found["reads"], found["commits"], found["view_html"], h.Summary()
     rows = []
     for r in reads:
         adapter, op, limit = r["adapter"], r["op"], WARM_LIMIT_MS[r["op"]]
         where, engine = f"{adapter} {CALLS[adapter][op]}", r["warm_engine"]
         label = f"warm `{op}` ≤ {limit:g} ms at {commits:,} commits, {adapter}"
-        why = f"Engine calls per warm call: {calls_line(engine)}.{profile_line(r['warm_profile'])}"
+        why = f"Engine calls per warm call: {h.calls_line(engine)}.{h.profile_line(r['warm_profile'])}"
         out.target(
             f"history.warm.{adapter}.{op}", label, r["warm"]["median_ms"], limit, where, why, " ms"
         )
-        cold = calls_line(dict(list(r["cold_engine"].items())[:3]))
+        cold = h.calls_line(dict(list(r["cold_engine"].items())[:3]))
         note = (
-            f"cold {ms(r['cold_ms'])} (engine: {cold}); warm max {ms(r['warm_max_ms'])}; hold "
-            f"{ms(r['hold_ms'])} ({r['hold_why']}); section {ms(r['section_ms'])}; the other "
-            f"caller's longest wait {ms(r['contender_wait_max_ms'])}"
+            f"cold {h.ms(r['cold_ms'])} (engine: {cold}); warm max {h.ms(r['warm_max_ms'])}; hold "
+            f"{h.ms(r['hold_ms'])} ({r['hold_why']}); section {h.ms(r['section_ms'])}; the other "
+            f"caller's longest wait {h.ms(r['contender_wait_max_ms'])}"
         )
         rows.append(
             {"case": where, "subjects": {"warm": r["warm"]}, "engine": engine, "note": note}
         )
     held = sorted(reads, key=lambda r: -r["hold_ms"])
-    over = [f"{r['adapter']} `{r['op']}` {ms(r['hold_ms'])} ({r['hold_why']})" for r in held]
+    over = [f"{r['adapter']} `{r['op']}` {h.ms(r['hold_ms'])} ({r['hold_why']})" for r in held]
     why = (
         "A walk keeps its turn until 50 ms have passed and someone waits, then lets go at its "
         "next pause, so a hold is about 50 ms plus the step in progress. Holds over the limit: "
@@ -275,13 +250,15 @@ def summarize(found: dict[str, Any]) -> Summary:
     where = f"{held[0]['adapter']} `{held[0]['op']}`, cold"
     out.target("history.hold", label, held[0]["hold_ms"], HOLD_LIMIT_MS, where, why, " ms")
     for adapter, v in views.items():
-        note = f"{num(v['wall_s'])} s, {num(v['cpu_s'])} s of CPU, a {num(v['page_mb'])} MB page"
+        note = (
+            f"{h.num(v['wall_s'])} s, {h.num(v['cpu_s'])} s of CPU, a {h.num(v['page_mb'])} MB page"
+        )
         rows.append({"case": f"`mnem-history html`, {adapter}'s store", "note": note})
     slowest = max(views, key=lambda a: views[a]["wall_s"])
     label = (
         f"`mnem-history html` on a {commits:,}-commit store ≤ {VIEW_LIMIT_S:g} s, in a new process"
     )
-    why = f"{num(views[slowest]['cpu_s'])} s of CPU."
+    why = f"{h.num(views[slowest]['cpu_s'])} s of CPU."
     out.target(
         "history.view_html", label, views[slowest]["wall_s"], VIEW_LIMIT_S, slowest, why, " s"
     )
@@ -292,7 +269,7 @@ def summarize(found: dict[str, Any]) -> Summary:
         "calls without a pause. `mnem-history html`: `python -m mnem_adapter_kit.view --store S "
         "html --out F` in a new process."
     )
-    out.tables.append(cases_table("History", note, rows))
+    out.tables.append(h.cases_table("History", note, rows))
     return out
 
 
@@ -301,4 +278,4 @@ if __name__ == "__main__":
         adapter, op, store, commits, reps = sys.argv[2:7]
         print(json.dumps(asyncio.run(child(adapter, op, store, int(commits), int(reps)))))
     else:
-        execute("history", __doc__ or "", FULL, SMOKE, workloads)
+        h.execute("history", __doc__ or "", FULL, SMOKE, workloads)

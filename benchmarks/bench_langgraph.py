@@ -1,14 +1,7 @@
-"""LangGraph: ``get``, ``put`` and ``search`` of ``MnemosyneStore`` against ``SqliteStore``.
+"""LangGraph: ``MnemosyneStore`` ``get``/``put``/``search`` against ``SqliteStore``, ``InMemoryStore``
+and (``put``) a raw engine commit; ``n`` items in ten namespaces, a put updates an item.
 
     uv run python benchmarks/bench_langgraph.py [--smoke]    # writes results/langgraph.json
-
-At each size every store holds the same ``n`` items in ten namespaces. ``MnemosyneStore`` is
-timed in the same rounds as a file-backed ``SqliteStore`` (its anchor), ``InMemoryStore``
-and, for ``put``, a raw engine ``add`` + ``commit`` of the nodes the adapter committed in a
-rehearsal on a copy (the floor of a durable write). A put updates an existing item, so the
-stores keep their size. ``get after put`` times a ``get`` of the item a ``put`` (untimed) has
-just changed, as an agent reads back what it wrote. Engine calls per operation are counted
-through the kit's observer, outside the timed rounds.
 """
 
 from __future__ import annotations
@@ -22,23 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import (
-    RawStore,
-    Scratch,
-    Step,
-    Summary,
-    because,
-    case,
-    cases_table,
-    commits_after,
-    engine_calls,
-    execute,
-    heads,
-    interleave,
-    profile,
-    progress,
-    sync_step,
-)
+import harness as h
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
@@ -72,7 +49,7 @@ def puts(n: int) -> list[PutOp]:
 
 
 async def bench_size(
-    scratch: Scratch, plan: Plan, n: int
+    scratch: h.Scratch, plan: Plan, n: int
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """get, put and search at one size: a row per operation, and profiles of get and put."""
 
@@ -86,14 +63,14 @@ async def bench_size(
     def put(store: BaseStore, call: int) -> None:
         store.put(namespace(keys[call]), f"m{keys[call]}", value(keys[call], call + 1))
 
-    head = heads(Path(template))
+    head = h.heads(Path(template))
     rehearsal = scratch.fresh(template)
     with MnemosyneStore(rehearsal) as rehearsed:
         for call in range(plan.reps + 2):
             put(rehearsed, call)
-    changes = commits_after(rehearsal, head)
+    changes = h.commits_after(rehearsal, head)
     mnem_path, raw_path, sqlite_path = (scratch.fresh(t) for t in (template, template, None))
-    mnemosyne, raw = MnemosyneStore(mnem_path), RawStore(raw_path)
+    mnemosyne, raw = MnemosyneStore(mnem_path), h.RawStore(raw_path)
     # file-backed, in autocommit mode as ``SqliteStore.from_conn_string`` makes it
     db = sqlite3.connect(sqlite_path / "db", check_same_thread=False, isolation_level=None)
     sqlite = SqliteStore(db)
@@ -114,7 +91,7 @@ async def bench_size(
         ),
     }
 
-    def get_after_put(store: BaseStore) -> Step:
+    def get_after_put(store: BaseStore) -> h.Step:
         async def step(call: int) -> int:
             i = keys[call]
             store.put(namespace(i), f"m{i}", value(i, -call - 1))
@@ -126,42 +103,44 @@ async def bench_size(
 
     rows = []
     for op, call in [*ops.items(), ("get after put", ops["get"])]:
-        engine = await engine_calls(functools.partial(call, mnemosyne, 0))
-        steps = {name: sync_step(functools.partial(call, store)) for name, store in stores.items()}
+        engine = await h.engine_calls(functools.partial(call, mnemosyne, 0))
+        steps = {
+            name: h.sync_step(functools.partial(call, store)) for name, store in stores.items()
+        }
         if op == "get after put":
             steps = {name: get_after_put(store) for name, store in stores.items()}
         if op == "put":
-            steps["raw_commit"] = sync_step(lambda call: raw.replay(changes[call]))
-        samples = await interleave(steps, plan.reps, label=f"{op} n={n}")
+            steps["raw_commit"] = h.sync_step(lambda call: raw.replay(changes[call]))
+        samples = await h.interleave(steps, plan.reps, label=f"{op} n={n}")
         pairs = ("mnemosyne/sqlite", "mnemosyne/in_memory", "mnemosyne/raw_commit")
-        rows.append(case(f"{op}, n={n:,}", samples, *pairs, engine=engine, op=op, n=n))
+        rows.append(h.case(f"{op}, n={n:,}", samples, *pairs, engine=engine, op=op, n=n))
     profiles = {}
     for op in ("get", "put"):
         call = functools.partial(ops[op], mnemosyne, 0)
-        profiles[f"langgraph {op} (n={n:,})"] = await profile(plan.profile_calls, call)
+        profiles[f"langgraph {op} (n={n:,})"] = await h.profile(plan.profile_calls, call)
     mnemosyne.close()
     db.close()
     scratch.discard(rehearsal, mnem_path, raw_path, sqlite_path)
     return rows, profiles
 
 
-async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     found: dict[str, Any] = {"ops": [], "profiles": {}}
     for n in plan.sizes:
-        progress(f"get/put/search: n={n}")
+        h.progress(f"get/put/search: n={n}")
         rows, profiles = await bench_size(scratch, plan, n)
         found["ops"] += rows
         found["profiles"].update(profiles)
     return found
 
 
-def summarize(found: dict[str, Any]) -> Summary:
-    out = Summary(profiles=found["profiles"])
+def summarize(found: dict[str, Any]) -> h.Summary:
+    out = h.Summary(profiles=found["profiles"])
     for row in found["ops"]:
         op, n = row["op"], row["n"]
         if op in LIMITS:
             label = f"LangGraph `{op}` ≤ {LIMITS[op]:g}x `SqliteStore.{op}`, {n:,} items"
-            why = because(row, found["profiles"].get(f"langgraph {op} (n={n:,})"))
+            why = h.because(row, found["profiles"].get(f"langgraph {op} (n={n:,})"))
             ratio = row["ratios"]["mnemosyne/sqlite"]
             out.target(f"langgraph.{op}.{n}", label, ratio, LIMITS[op], f"n={n:,}", why)
     note = (
@@ -169,9 +148,11 @@ def summarize(found: dict[str, Any]) -> Summary:
         "prefix with a filter, limit 10. `sqlite`: a file-backed `SqliteStore`; `raw_commit`: "
         "the raw engine commit of the nodes the adapter's put committed."
     )
-    out.tables.append(cases_table("LangGraph", note, sorted(found["ops"], key=lambda r: r["case"])))
+    out.tables.append(
+        h.cases_table("LangGraph", note, sorted(found["ops"], key=lambda r: r["case"]))
+    )
     return out
 
 
 if __name__ == "__main__":
-    execute("langgraph", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("langgraph", __doc__ or "", FULL, SMOKE, workloads)

@@ -1,20 +1,7 @@
-"""MCP: ``mnem-mcp`` against the reference MCP memory server, both over stdio.
+"""MCP: ``mnem-mcp`` against the reference memory server (npm, installed under
+``benchmarks/.work/npm`` on first use; skipped without node), both over stdio.
 
     uv run python benchmarks/bench_mcp.py [--smoke]    # writes results/mcp.json
-
-Two workloads. ``round_trips``: our memory tools against the reference's nearest ones.
-``graph``: the same graph tools on both (``mnem-mcp --tools knowledge-graph``, loaded with
-``import-memory-jsonl``), ``add_observations`` and ``search_nodes`` on a graph of 1,000
-entities with 5 observations each; the reference rewrites its whole file per change, ours
-commits one entity node.
-
-At each size both servers hold ``n`` notes, spawned as an MCP host spawns them and driven by
-the official ``mcp`` client in the same rounds: ``python -m mnem_mcp --store DIR`` and the
-reference server (npm ``@modelcontextprotocol/server-memory``, installed under
-``benchmarks/.work/npm`` on first use with ``npm ci`` from the lockfile in
-``scripts/ci/npm/reference-memory``, as the differential test installs it; a JSONL file it
-rewrites whole on every write, without fsync). Without node or npm the reference is skipped,
-and the summary says so.
 """
 
 from __future__ import annotations
@@ -31,26 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import (
-    BENCH_DIR,
-    Scratch,
-    Step,
-    Summary,
-    call_tool,
-    cases_table,
-    clock,
-    execute,
-    fill,
-    interleave,
-    progress,
-    ratios,
-    summaries,
-)
+import harness as h
 from mcp import Client, StdioServerParameters
 
 REFERENCE = "@modelcontextprotocol/server-memory"
-LOCKED = BENCH_DIR.parent / "scripts" / "ci" / "npm" / "reference-memory"
-NPM_DIR = BENCH_DIR / ".work" / "npm"
+LOCKED = h.BENCH_DIR.parent / "scripts" / "ci" / "npm" / "reference-memory"
+NPM_DIR = h.BENCH_DIR / ".work" / "npm"
 Make = Callable[[int, int], tuple[str, dict[str, Any]]]  # (call number, key) -> tool, arguments
 OURS: dict[str, Make] = {
     "add": lambda i, k: ("remember", {"node_id": f"user/new-{i}", "content": note(i)}),
@@ -111,7 +84,7 @@ def reference_command() -> tuple[list[str] | None, str]:
     if node is None or (npm is None and not current):
         return None, "node and npm are needed for the reference server"
     if not current:
-        progress(f"installing {REFERENCE} into {NPM_DIR} from {lock}")
+        h.progress(f"installing {REFERENCE} into {NPM_DIR} from {lock}")
         NPM_DIR.mkdir(parents=True, exist_ok=True)
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(LOCKED / name, NPM_DIR / name)
@@ -135,44 +108,44 @@ def reference_command() -> tuple[list[str] | None, str]:
 
 def steps_of(
     prefix: str, client: Client, calls: dict[str, Make], keys: list[int]
-) -> dict[str, Step]:
+) -> dict[str, h.Step]:
     """A step per call of ``calls``, and ``list_tools`` as the floor, on ``client``."""
 
-    def step(make: Make) -> Step:
+    def step(make: Make) -> h.Step:
         async def timed(i: int) -> int:
             tool, arguments = make(i, keys[i])
-            return await clock(call_tool(client, tool, **arguments))
+            return await h.clock(h.call_tool(client, tool, **arguments))
 
         return timed
 
-    found: dict[str, Step] = {f"{prefix}_floor": lambda i: clock(client.list_tools())}
+    found: dict[str, h.Step] = {f"{prefix}_floor": lambda i: h.clock(client.list_tools())}
     return found | {f"{prefix}_{op}": step(make) for op, make in calls.items()}
 
 
 async def bench_size(
-    scratch: Scratch, plan: Plan, n: int, reference: list[str] | None
+    scratch: h.Scratch, plan: Plan, n: int, reference: list[str] | None
 ) -> dict[str, Any]:
     notes = [(f"user/fact-{i}", note(i)) for i in range(n)]
-    served = scratch.fresh(await scratch.template(f"mcp-{n}", lambda path: fill(path, notes)))
+    served = scratch.fresh(await scratch.template(f"mcp-{n}", lambda path: h.fill(path, notes)))
     folder, keys = scratch.fresh(), random.Random(n).choices(range(n), k=plan.reps + 2)
     async with AsyncExitStack() as stack:
         command = ["-m", "mnem_mcp", "--store", str(served)]  # with this process's environment
         server = StdioServerParameters(command=sys.executable, args=command, env=dict(os.environ))
         ours = await stack.enter_async_context(Client(server))
-        await call_tool(ours, "recall", node_id="user/fact-0")
+        await h.call_tool(ours, "recall", node_id="user/fact-0")
         steps = steps_of("mnem", ours, OURS, keys)
         if reference is not None:
             env = {"MEMORY_FILE_PATH": str(folder / "memory.jsonl")}
             server = StdioServerParameters(command=reference[0], args=reference[1:], env=env)
             theirs = await stack.enter_async_context(Client(server))
-            await call_tool(
+            await h.call_tool(
                 theirs, "create_entities", entities=[entity(f"fact-{i}", i) for i in range(n)]
             )
             steps |= steps_of("ref", theirs, THEIRS, keys)
-        samples = await interleave(steps, plan.reps, label=f"n={n}")
+        samples = await h.interleave(steps, plan.reps, label=f"n={n}")
     scratch.discard(served, folder)
-    stats = summaries(samples)
-    pairs = ratios(stats, *(f"mnem_{p}/ref_{p}" for p in NAMES))
+    stats = h.summaries(samples)
+    pairs = h.ratios(stats, *(f"mnem_{p}/ref_{p}" for p in NAMES))
     return {"case": f"n={n:,}", "n": n, "subjects": stats, "ratios": pairs}
 
 
@@ -198,7 +171,9 @@ def imported(path: Path, n: int) -> None:
     subprocess.run([sys.executable, *load, "--store", str(path)], check=True, capture_output=True)
 
 
-async def bench_graph(scratch: Scratch, plan: Plan, reference: list[str] | None) -> dict[str, Any]:
+async def bench_graph(
+    scratch: h.Scratch, plan: Plan, reference: list[str] | None
+) -> dict[str, Any]:
     """The graph tools on both servers, each holding the same graph, in the same rounds."""
     n = plan.graph_entities
     served = scratch.fresh(await scratch.template(f"graph-{n}", lambda path: imported(path, n)))
@@ -209,30 +184,30 @@ async def bench_graph(scratch: Scratch, plan: Plan, reference: list[str] | None)
         command = ["-m", "mnem_mcp", "--store", str(served), "--tools", "knowledge-graph"]
         server = StdioServerParameters(command=sys.executable, args=command, env=dict(os.environ))
         ours = await stack.enter_async_context(Client(server))
-        await call_tool(ours, "read_graph")
+        await h.call_tool(ours, "read_graph")
         steps = steps_of("mnem", ours, GRAPH, keys)
         if reference is not None:
             env = {"MEMORY_FILE_PATH": str(folder / "memory.jsonl")}
             server = StdioServerParameters(command=reference[0], args=reference[1:], env=env)
             theirs = await stack.enter_async_context(Client(server))
-            await call_tool(theirs, "read_graph")
+            await h.call_tool(theirs, "read_graph")
             steps |= steps_of("ref", theirs, GRAPH, keys)
-        samples = await interleave(steps, plan.reps, label=f"graph of {n}")
+        samples = await h.interleave(steps, plan.reps, label=f"graph of {n}")
     scratch.discard(served, folder)
-    stats = summaries(samples)
-    pairs = ratios(stats, *(f"mnem_{p}/ref_{p}" for p in GRAPH))
+    stats = h.summaries(samples)
+    pairs = h.ratios(stats, *(f"mnem_{p}/ref_{p}" for p in GRAPH))
     return {"case": f"{n:,} entities x {OBSERVATIONS}", "n": n, "subjects": stats, "ratios": pairs}
 
 
-async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     reference, skipped = reference_command()
     if skipped:
-        progress(f"the reference server is skipped: {skipped}")
+        h.progress(f"the reference server is skipped: {skipped}")
     rows = []
     for n in plan.sizes:
-        progress(f"mnem-mcp and the reference server over stdio: n={n}")
+        h.progress(f"mnem-mcp and the reference server over stdio: n={n}")
         rows.append(await bench_size(scratch, plan, n, reference))
-    progress(f"the graph tools on both servers: {plan.graph_entities} entities")
+    h.progress(f"the graph tools on both servers: {plan.graph_entities} entities")
     graph = await bench_graph(scratch, plan, reference)
     locked = json.loads((LOCKED / "package-lock.json").read_text(encoding="utf-8"))
     version = locked["packages"][f"node_modules/{REFERENCE}"]["version"]
@@ -240,7 +215,7 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     return found | {"round_trips": rows, "graph": [graph]}
 
 
-def summarize(found: dict[str, Any]) -> Summary:
+def summarize(found: dict[str, Any]) -> h.Summary:
     note = (
         f"No target: context. The reference: `{found['reference']}` on node. Pairs: "
         + "; ".join(f"`{p}`: {name}" for p, name in NAMES.items())
@@ -263,11 +238,11 @@ def summarize(found: dict[str, Any]) -> Summary:
         "entity's observation; medians, and the ratio ours / the reference."
     )
     tables = [
-        cases_table("MCP round trips over stdio", note, rows),
-        cases_table("The knowledge graph's tools on both servers", graph_note, graph),
+        h.cases_table("MCP round trips over stdio", note, rows),
+        h.cases_table("The knowledge graph's tools on both servers", graph_note, graph),
     ]
-    return Summary(tables=tables, charts={"mnem-mcp / reference server (medians)": ratio})
+    return h.Summary(tables=tables, charts={"mnem-mcp / reference server (medians)": ratio})
 
 
 if __name__ == "__main__":
-    execute("mcp", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("mcp", __doc__ or "", FULL, SMOKE, workloads)

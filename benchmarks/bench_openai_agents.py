@@ -1,16 +1,7 @@
-"""OpenAI Agents SDK: ``add_items`` against the raw engine commit, ``get_items`` against SQLite.
+"""OpenAI Agents SDK: one turn's ``add_items`` against a raw engine commit of the nodes it wrote
+(replayed), ``get_items`` against the SDK's file-backed ``SQLiteSession``.
 
     uv run python benchmarks/bench_openai_agents.py [--smoke]    # writes results/openai_agents.json
-
-Each subject is timed in the same rounds as its anchor:
-
-* ``add_items`` of one turn's items (a user message, a tool call, its output, the answer)
-  against a raw ``mnem`` ``add`` + ``commit`` of the same nodes (what the session committed in a
-  rehearsal on a copy, replayed) on an identical store;
-* ``get_items(limit=20)`` and ``get_items()`` against the SDK's file-backed ``SQLiteSession``
-  holding the same items.
-
-Engine calls per operation are counted through the kit's observer, outside the timed rounds.
 """
 
 from __future__ import annotations
@@ -19,25 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import harness as h
 from agents import SQLiteSession
-from harness import (
-    RawStore,
-    Scratch,
-    Step,
-    Summary,
-    because,
-    case,
-    cases_table,
-    clock,
-    commits_after,
-    engine_calls,
-    execute,
-    heads,
-    interleave,
-    profile,
-    progress,
-    sync_step,
-)
 
 from mnem_openai_agents import MnemosyneSession
 
@@ -84,7 +58,7 @@ def history(n: int) -> list[dict[str, Any]]:
     return [item for t in range(n // 4 + 1) for item in turn(t)][:n]
 
 
-async def store(scratch: Scratch, n: int) -> Path:
+async def store(scratch: h.Scratch, n: int) -> Path:
     """A template holding a session of ``n`` items, added 100 at a time."""
 
     async def build(path: Path) -> None:
@@ -97,29 +71,31 @@ async def store(scratch: Scratch, n: int) -> Path:
     return await scratch.template(str(n), build)
 
 
-async def bench_add(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench_add(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
     template = await store(scratch, n)
-    head = heads(Path(template))
+    head = h.heads(Path(template))
     rehearsal = scratch.fresh(template)
     session, numbers = MnemosyneSession(NAME, rehearsal), iter(range(n, n + 3 + plan.adds))
     await session.get_items()
-    engine = await engine_calls(lambda: session.add_items(turn(next(numbers))), plan.adds + 2)
+    engine = await h.engine_calls(lambda: session.add_items(turn(next(numbers))), plan.adds + 2)
     session.close()
-    changes = commits_after(rehearsal, head)
+    changes = h.commits_after(rehearsal, head)
     adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
-    session, raw = MnemosyneSession(NAME, adapter_path), RawStore(raw_path)
+    session, raw = MnemosyneSession(NAME, adapter_path), h.RawStore(raw_path)
     await session.get_items()
-    steps: dict[str, Step] = {
-        "adapter": lambda call: clock(session.add_items(turn(n + call))),
-        "raw_commit": sync_step(lambda call: raw.replay(changes[call])),
+    steps: dict[str, h.Step] = {
+        "adapter": lambda call: h.clock(session.add_items(turn(n + call))),
+        "raw_commit": h.sync_step(lambda call: raw.replay(changes[call])),
     }
-    samples = await interleave(steps, plan.adds, label=f"add_items n={n}")
+    samples = await h.interleave(steps, plan.adds, label=f"add_items n={n}")
     session.close()
     scratch.discard(rehearsal, adapter_path, raw_path)
-    return case(f"add_items (4 items), n={n:,}", samples, "adapter/raw_commit", engine=engine, n=n)
+    return h.case(
+        f"add_items (4 items), n={n:,}", samples, "adapter/raw_commit", engine=engine, n=n
+    )
 
 
-async def bench_reads(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
+async def bench_reads(scratch: h.Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
     path = scratch.fresh(await store(scratch, n))
     session = MnemosyneSession(NAME, path)
     sqlite_path = scratch.fresh() / "sessions.db"
@@ -127,14 +103,14 @@ async def bench_reads(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, An
     await control.add_items(history(n))
     rows = []
     for op, limit in (("get_items(limit=20)", 20), ("get_items()", None)):
-        engine = await engine_calls(lambda limit=limit: session.get_items(limit))
+        engine = await h.engine_calls(lambda limit=limit: session.get_items(limit))
         steps = {
-            "adapter": lambda _, limit=limit: clock(session.get_items(limit)),
-            "sqlite_session": lambda _, limit=limit: clock(control.get_items(limit)),
+            "adapter": lambda _, limit=limit: h.clock(session.get_items(limit)),
+            "sqlite_session": lambda _, limit=limit: h.clock(control.get_items(limit)),
         }
-        samples = await interleave(steps, plan.reads, label=f"{op} n={n}")
+        samples = await h.interleave(steps, plan.reads, label=f"{op} n={n}")
         rows.append(
-            case(f"{op}, n={n:,}", samples, "adapter/sqlite_session", engine=engine, op=op, n=n)
+            h.case(f"{op}, n={n:,}", samples, "adapter/sqlite_session", engine=engine, op=op, n=n)
         )
     session.close()
     control.close()
@@ -142,12 +118,12 @@ async def bench_reads(scratch: Scratch, plan: Plan, n: int) -> list[dict[str, An
     return rows
 
 
-async def bench_profiles(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench_profiles(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
     path = scratch.fresh(await store(scratch, n))
     session, numbers = MnemosyneSession(NAME, path), iter(range(n, n + plan.profile_calls + 1))
     await session.get_items()
-    add = await profile(plan.profile_calls, lambda: session.add_items(turn(next(numbers))))
-    read = await profile(plan.profile_calls, lambda: session.get_items(20))
+    add = await h.profile(plan.profile_calls, lambda: session.add_items(turn(next(numbers))))
+    read = await h.profile(plan.profile_calls, lambda: session.get_items(20))
     session.close()
     scratch.discard(path)
     return {
@@ -156,23 +132,23 @@ async def bench_profiles(scratch: Scratch, plan: Plan, n: int) -> dict[str, Any]
     }
 
 
-async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     found: dict[str, Any] = {"add": [], "reads": [], "profiles": {}}
     for n in plan.sizes:
-        progress(f"add_items, get_items, profiles: n={n}")
+        h.progress(f"add_items, get_items, profiles: n={n}")
         found["add"].append(await bench_add(scratch, plan, n))
         found["reads"] += await bench_reads(scratch, plan, n)
         found["profiles"] |= await bench_profiles(scratch, plan, n)
     return found
 
 
-def summarize(found: dict[str, Any]) -> Summary:
+def summarize(found: dict[str, Any]) -> h.Summary:
     profiles = found["profiles"]
-    out = Summary(profiles=profiles)
+    out = h.Summary(profiles=profiles)
     for row in found["add"]:
         n = f"{row['n']:,}"
         label = f"Agents SDK `add_items` (one turn, 4 items) ≤ 1.2x a raw engine commit of the same nodes, {n} items"
-        why = because(row, profiles.get(f"openai-agents add_items (n={n})")) + ADD_WHY
+        why = h.because(row, profiles.get(f"openai-agents add_items (n={n})")) + ADD_WHY
         measured = row["ratios"]["adapter/raw_commit"]
         out.target(f"openai_agents.add_items.{row['n']}", label, measured, 1.2, f"n={n}", why)
     largest = max(r["n"] for r in found["reads"])
@@ -181,7 +157,7 @@ def summarize(found: dict[str, Any]) -> Summary:
             continue
         n = f"{row['n']:,}"
         label = f"Agents SDK `get_items(limit=20)` ≤ 1.5x `SQLiteSession.get_items(limit=20)`, {n} items"
-        why = because(row, profiles.get(f"openai-agents get_items(limit=20) (n={n})"))
+        why = h.because(row, profiles.get(f"openai-agents get_items(limit=20) (n={n})"))
         measured = row["ratios"]["adapter/sqlite_session"]
         out.target(f"openai_agents.get_items.{row['n']}", label, measured, 1.5, f"n={n}", why)
     note = (
@@ -189,9 +165,9 @@ def summarize(found: dict[str, Any]) -> Summary:
         "the answer; `sqlite_session`: the SDK's file-backed `SQLiteSession` holding the same "
         "items; `raw_commit`: the raw engine commit of the nodes the session committed."
     )
-    out.tables.append(cases_table("OpenAI Agents SDK", note, [*found["add"], *found["reads"]]))
+    out.tables.append(h.cases_table("OpenAI Agents SDK", note, [*found["add"], *found["reads"]]))
     return out
 
 
 if __name__ == "__main__":
-    execute("openai_agents", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("openai_agents", __doc__ or "", FULL, SMOKE, workloads)

@@ -1,9 +1,6 @@
-"""What every benchmark shares: interleaved timing, statistics, the kit's observer, stores, results.
-
-A subject and its anchor are timed in the same rounds, in rotating order (:func:`interleave`),
-and reported as ratios of medians, so machine noise hits both alike. Stores are built once per
-run on a RAM disk and copied to the on-disk work directory for each subject, so every subject
-starts from the same bytes and every timed commit really fsyncs.
+"""What every benchmark shares: a subject and its anchor are timed in the same rounds, in
+rotating order, and compared as ratios of medians; stores are built once in RAM and copied to
+the on-disk work directory per subject, so each starts from the same bytes and really fsyncs.
 """
 
 from __future__ import annotations
@@ -39,27 +36,8 @@ from mnem_adapter_kit.testing.observe import observe
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS = BENCH_DIR / "results"
 # bench_<name>.py, and the package families whose versions a result names
-SCRIPTS = (
-    "autogen",
-    "langgraph",
-    "mcp",
-    "openai_agents",
-    "agent_framework",
-    "concurrency",
-    "history",
-    "growth",
-)
-FAMILIES = {
-    "mnem",
-    "autogen",
-    "langgraph",
-    "mcp",
-    "openai",
-    "agent",
-    "matplotlib",
-    "crewai",
-    "lancedb",
-}
+SCRIPTS = ("autogen", "langgraph", "mcp", "openai_agents", "agent_framework", "concurrency", "history", "growth")  # fmt: skip
+FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "agent", "matplotlib", "crewai", "lancedb"}  # fmt: skip
 
 Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
@@ -105,7 +83,6 @@ def summaries(samples: Mapping[str, list[int]]) -> dict[str, dict[str, float]]:
 
 
 def ratios(stats: Mapping[str, Mapping[str, float]], *pairs: str) -> dict[str, float]:
-    """Each ``"subject/anchor"`` of ``pairs`` whose subjects both ran: the ratio of their medians."""
     found = {}
     for pair in pairs:
         subject, anchor = pair.split("/")
@@ -121,14 +98,12 @@ def case(name: str, samples: Mapping[str, list[int]], *pairs: str, **more: Any) 
 
 
 async def clock(call: Awaitable[Any]) -> int:
-    """Await ``call``; the ns it took."""
     start = time.perf_counter_ns()
     await call
     return time.perf_counter_ns() - start
 
 
 def sync_step(call: Callable[[int], Any]) -> Step:
-    """A step that times a blocking ``call(call number)``."""
 
     async def step(i: int) -> int:
         start = time.perf_counter_ns()
@@ -141,11 +116,7 @@ def sync_step(call: Callable[[int], Any]) -> Step:
 async def interleave(
     steps: Mapping[str, Step], rounds: int, *, warmup: int = 2, label: str = ""
 ) -> dict[str, list[int]]:
-    """Run every subject once per round, rotating the order; each subject's timed samples.
-
-    The garbage collector is off while timing, as in :mod:`timeit`; a progress line about
-    every five seconds.
-    """
+    """Run every subject once per round, rotating the order, the GC off; their timed samples."""
     names, reported = list(steps), time.monotonic()
     samples: dict[str, list[int]] = {name: [] for name in names}
     gc.collect()
@@ -194,8 +165,7 @@ class Event(NamedTuple):
 
 
 class Recorder:
-    """The kit's events (``mnem_adapter_kit.testing.observe``) while :meth:`observing`, each
-    filed under the :attr:`label` its reporting thread had set."""
+    """The kit's events while :meth:`observing`, filed under their thread's :attr:`label`."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -240,8 +210,7 @@ class Recorder:
 
 
 async def engine_calls(op: Callable[[], Any], calls: int = 10) -> dict[str, dict[str, float]]:
-    """The engine calls per call of ``op`` (sync or async) after a first call, counted through
-    the kit's observer."""
+    """The engine calls per call of ``op`` (sync or async) after a first, untimed and uncounted."""
     recorder = Recorder()
     for call in range(calls + 1):
         with recorder.observing() if call else contextlib.nullcontext():
@@ -251,7 +220,6 @@ async def engine_calls(op: Callable[[], Any], calls: int = 10) -> dict[str, dict
 
 
 def calls_line(engine: Mapping[str, Mapping[str, float]]) -> str:
-    """Engine calls of :meth:`Recorder.engine` as one line."""
     return "; ".join(f"`{m}` x{c['calls']:g} {ms(c['ms'])}" for m, c in engine.items()) or "none"
 
 
@@ -312,8 +280,7 @@ Written = tuple[str, list[mnem.NodeChange]]
 
 
 def commits_after(path: Path, since: dict[str, str | None]) -> list[Written]:
-    """What each commit after the heads ``since`` changed, oldest first, and where (nobody else
-    may have the store)."""
+    """What each commit after the heads ``since`` changed, and where, oldest first."""
     found = []
     for volume in volumes(path):
         where, engine, mine = str(volume.relative_to(path)), mnem.open(volume), []
@@ -357,8 +324,7 @@ class RawStore:
 
 
 def children_json(runs: list[list[str]], *, together: bool = False) -> list[dict[str, Any]]:
-    """Run this Python on each of ``runs``, one after the other or all at once; the JSON
-    object each printed last."""
+    """The JSON each of ``runs`` (this Python's arguments) printed last, run in turn or at once."""
     found: list[Any] = []
     procs = []
     for args in runs:
@@ -373,7 +339,6 @@ def children_json(runs: list[list[str]], *, together: bool = False) -> list[dict
 
 
 async def call_tool(client: Any, name: str, **arguments: Any) -> Any:
-    """One MCP tool call that must succeed."""
     result = await client.call_tool(name, arguments)
     if result.is_error:
         raise RuntimeError(f"{name} failed: {result.content}")
@@ -382,8 +347,7 @@ async def call_tool(client: Any, name: str, **arguments: Any) -> Any:
 
 @dataclass(frozen=True)
 class Target:
-    """A measured value (``None``: not measured) against its limit; ``key`` names it across
-    runs (``results/before.json`` holds the figures from before ADR 0019 under it)."""
+    """A measured value (``None``: not measured) against its limit; ``key`` as in before.json."""
 
     key: str
     label: str
@@ -417,7 +381,6 @@ class Summary:
     charts: dict[str, dict[str, float]] = field(default_factory=dict)  # panel -> bar -> height
 
     def target(self, *args: Any, **kwargs: Any) -> None:
-        """Add a :class:`Target` made of ``args`` and ``kwargs``."""
         self.targets.append(Target(*args, **kwargs))
 
 
@@ -468,8 +431,7 @@ def profile_line(rows: list[list[Any]] | None) -> str:
 def execute(
     name: str, description: str, full: Any, smoke: Any, workloads: Callable[..., Any]
 ) -> None:
-    """A benchmark's run: options (``--smoke``, ``--out``, ``--workdir``), the workloads
-    (``async``, in a scratch space emptied afterwards) and ``<out>/<name>.json``."""
+    """Parse the options, run ``workloads`` in a scratch space, write ``<out>/<name>.json``."""
     args = parser(description).parse_args()
     started, plan, load = time.monotonic(), smoke if args.smoke else full, [os.getloadavg()[0]]
     result: dict[str, Any] = {"benchmark": name, "smoke": args.smoke, "machine": machine()}
@@ -495,9 +457,7 @@ def execute(
 
 
 def ignored_workdir(path: Path) -> Path:
-    """``path``, if the stores under test may live there: outside the repository, or where git
-    ignores them. A work directory git would see is refused before anything is written, so a
-    run's stores can never be committed by mistake."""
+    """``path``, unless git would see stores there (then refuse, before anything is written)."""
     root = BENCH_DIR.parent
     where = path.resolve()
     if where != root and root not in where.parents:
