@@ -191,7 +191,8 @@ def test_an_agents_sdk_session_on_tiny_volumes_answers_as_on_one_store(
                     elif call[0] == "clear":
                         await session.clear_session()
                     elif call[0] == "branch":
-                        turns = [i.turn for i in await session.items()]
+                        # turn 0: the items before any user message, where no branch starts
+                        turns = [i.turn for i in await session.items() if i.turn]
                         if turns:
                             await session.create_branch_from_turn(turns[-1])
                     else:
