@@ -6,8 +6,9 @@ directory holding ``.mnem``; a missing store is created if asked. Every failure 
 engine's "lock held elsewhere", which the caller waits on.
 
 **Creation.** The engine refuses to create a store below another one, so a store is
-built in the system's temporary directory, copied into a ``.mnem-creating-*`` folder
-beside its final place (same file system), and renamed in: processes racing to create
+built once per process in the system's temporary directory and kept as an image; each
+new store is written from it into a ``.mnem-creating-*`` folder beside its final place
+(same file system), and renamed in: processes racing to create
 one store never see a half-made ``.mnem``; the first rename wins and the others open
 its store. A creator holds a shared lock on the store directory while it works and
 writes down, in its folder, where it builds. A creator killed mid-way releases the
@@ -147,21 +148,67 @@ def sweep_debris_once(root: str) -> None:
 
 def _build_and_move_in(root: str) -> None:
     aside = tempfile.mkdtemp(prefix=CREATING_PREFIX, dir=root)
+    try:
+        target = os.path.join(aside, STORE_DIR)
+        os.mkdir(target)
+        for name, (size, runs) in _new_store_image(aside).items():
+            with open(os.path.join(target, name), "wb") as file:
+                for offset, data in runs:  # the zeros between runs written too, not left as holes
+                    file.write(bytes(offset - file.tell()))
+                    file.write(data)
+                file.write(bytes(size - file.tell()))
+        try:
+            os.rename(target, os.path.join(root, STORE_DIR))
+        except OSError:
+            if not os.path.isdir(os.path.join(root, STORE_DIR)):
+                raise
+    finally:
+        _remove(aside, (_BUILD_RECORD, STORE_DIR))
+
+
+_Image = dict[str, tuple[int, list[tuple[int, bytes]]]]
+"""A store's files: each one's size and its runs of non-zero bytes (offset, bytes), which
+are a sixth of a new database's 3.6 MB."""
+_image: _Image | None = None
+_BLOCK = 4096
+
+
+def _new_store_image(aside: str) -> _Image:
+    """The files ``mnem.init`` makes, built once per process in the temporary directory.
+
+    A new store is alike byte for byte whenever it is made: writing its files takes 2 ms
+    where an ``init`` takes 15. They are written whole: a database with holes where its
+    zeros are would take 0.6 MiB instead of 3.6, but its first writes, into the holes,
+    made each commit of a new volume about 10% slower.
+    """
+    global _image
+    if _image is not None:
+        return _image
     built = os.path.join(tempfile.gettempdir(), BUILD_PREFIX + secrets.token_hex(8))
     try:
         with open(os.path.join(aside, _BUILD_RECORD), "w", encoding="utf-8") as record:
             record.write(built)
         os.mkdir(built, 0o700)
         mnem.init(built)
-        copy_store_dir(os.path.join(built, STORE_DIR), os.path.join(aside, STORE_DIR))
-        try:
-            os.rename(os.path.join(aside, STORE_DIR), os.path.join(root, STORE_DIR))
-        except OSError:
-            if not os.path.isdir(os.path.join(root, STORE_DIR)):
-                raise
+        directory = os.path.join(built, STORE_DIR)
+        image: _Image = {}
+        for name in os.listdir(directory):
+            with open(os.path.join(directory, name), "rb") as file:
+                data = file.read()
+            runs: list[tuple[int, bytes]] = []
+            for offset in range(0, len(data), _BLOCK):
+                block = data[offset : offset + _BLOCK]
+                if block.count(0) == len(block):
+                    continue
+                if runs and runs[-1][0] + len(runs[-1][1]) == offset:
+                    runs[-1] = (runs[-1][0], runs[-1][1] + block)
+                else:
+                    runs.append((offset, block))
+            image[name] = (len(data), runs)
+        _image = image
+        return image
     finally:
         _remove(built, (STORE_DIR,))
-        _remove(aside, (_BUILD_RECORD, STORE_DIR))
 
 
 def copy_store_dir(source: str, target: str) -> None:
