@@ -43,8 +43,8 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 import mnem
 
@@ -105,6 +105,9 @@ _KEEPS_HEAD = frozenset(
         "state_at",
         "working_memory",
         "working_node",
+        "volume_count",
+        "state_part",
+        "chain_part",
         "resolve",
         "branches",
         "blame",
@@ -194,6 +197,20 @@ class SectionEngine:
         ):
             refuse_id_like(target)
         self._call("checkout", target, create=create, discard=discard)
+
+    def volume_count(self) -> int:
+        """How many volumes the store has (the kit's call: a long read reads one at a time)."""
+        return cast(int, self._call("volume_count"))
+
+    def chain_part(self, index: int) -> None:
+        """Read the ``index``-th volume's history, as a log of the store will (one of a long
+        read's steps)."""
+        self._call("chain_part", index)
+
+    def state_part(self, commit: str | None, index: int) -> Mapping[str, mnem.MemoryNode]:
+        """The ``index``-th volume's part of the state at ``commit`` (HEAD's working memory if
+        None); the parts of every volume make the store's state."""
+        return cast("Mapping[str, mnem.MemoryNode]", self._call("state_part", commit, index))
 
     def branch(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(

@@ -117,6 +117,32 @@ def state(engine: mnem.Store, commit: str) -> Mapping[str, mnem.MemoryNode]:
     return found
 
 
+def state_in_steps(engine: mnem.Store, commit: str) -> Walk[Mapping[str, mnem.MemoryNode]]:
+    """:func:`state`, read a volume at a time with a pause before each, so that a long walk
+    lets others in while it reads a store of many volumes.
+
+    A writer that goes first at a pause moves HEAD: the read of HEAD's working memory is
+    then made again as the state of ``commit``, in one call.
+    """
+    found = _states.get(commit)
+    if found is not None:
+        return found
+    volumes = getattr(engine, "volume_count", None)  # the kit's engine; a bare one reads at once
+    if volumes is None:
+        yield
+        return state(engine, commit)
+    at_head = commit == engine.head_commit() and not engine.staged()
+    at_head = at_head and not engine.staged_deletions()
+    merged: dict[str, mnem.MemoryNode] = {}
+    for index in range(volumes()):
+        yield
+        merged.update(engine.state_part(None if at_head else commit, index))  # type: ignore[attr-defined]
+    if at_head and (engine.head_commit() != commit or engine.staged() or engine.staged_deletions()):
+        yield
+        merged = engine.state_at(commit)
+    return _states.put(commit, merged)
+
+
 def finish(walk: Walk[V]) -> V:
     """Run a walk to its end without pausing (inside one section)."""
     while True:

@@ -65,8 +65,11 @@ AUTHOR = "mnem-adapter-kit"
 """The author of each volume's opening commit."""
 _NAME = re.compile(r"[0-9]{6}")
 _BRANCH_HEAD = "ref: "
-_ROUTED_ALWAYS = frozenset({"add", "rm", "unstage", "commit"})
-"""Engine calls :class:`Volumes` answers even for a store of one volume."""
+_ROUTED_ALWAYS = frozenset(
+    {"add", "rm", "unstage", "commit", "volume_count", "state_part", "chain_part"}
+)
+"""Engine calls :class:`Volumes` answers even for a store of one volume (the last three are
+the kit's own: the steps of a long read)."""
 _MULTI = frozenset(
     {
         "head",
@@ -162,7 +165,9 @@ class Volumes:
         self._new_in: int | None = None
         self._new_room = 0
         """How many more new nodes of the write under way :attr:`_new_in` takes."""
-        self._merged_at: tuple[tuple[str | None, ...], list[tuple[mnem.Commit, int]]] | None = None
+        self._merged_at: (
+            tuple[tuple[str | None, ...], list[tuple[mnem.Commit, int]], dict[str, int]] | None
+        ) = None
 
     # --- lifecycle ----------------------------------------------------------------
 
@@ -364,6 +369,25 @@ class Volumes:
                 self._states.pop(next(iter(self._states)))
             self._states[commit] = found
         return found
+
+    def _volume_count(self) -> int:
+        return 1 + len(self.numbers)
+
+    def _chain_part(self, index: int) -> None:
+        """Read the ``index``-th volume's chain, so that a log of the store later finds it."""
+        if self.multi:
+            self._chain(self._all()[index])
+
+    def _state_part(self, commit: str | None, index: int) -> Mapping[str, mnem.MemoryNode]:
+        """The ``index``-th volume's part of the store's state at ``commit`` (HEAD's working
+        memory if None): one of the reads a long walk pauses between."""
+        number = self._all()[index]
+        if commit is None:
+            return self.engine(number).working_memory()
+        if not self.multi:
+            return self.engine(0).state_at(commit)
+        at = self._at(commit)[number]
+        return {} if at is None else self._state(number, at)
 
     # --- staging and committing -------------------------------------------------------
 
@@ -584,21 +608,31 @@ class Volumes:
 
     def _merged(self) -> list[tuple[mnem.Commit, int]]:
         """Every volume's chain in the store's order, newest first."""
+        return self._merged_with_index()[0]
+
+    def _merged_with_index(self) -> tuple[list[tuple[mnem.Commit, int]], dict[str, int]]:
+        """:meth:`_merged`, and each of its commits' place in it."""
         heads = tuple(None if (h := self._head(n)) is None else h.id for n in self._all())
         if self._merged_at is None or self._merged_at[0] != heads:
             lists = [[(c, number) for c in self._chain(number)] for number in self._all()]
             merged = list(heapq.merge(*lists, key=lambda entry: (-entry[0].time, -entry[1])))
-            self._merged_at = (heads, merged)
-        return self._merged_at[1]
+            index = {commit.id: i for i, (commit, _) in enumerate(merged)}
+            self._merged_at = (heads, merged, index)
+        return self._merged_at[1], self._merged_at[2]
 
     def log(self, *, first_parent: bool = False, limit: int | None = None) -> list[mnem.Commit]:
-        merged = self._merged()
-        parents = {
-            commit.id: (
-                ((merged[i + 1][0].id,) if i + 1 < len(merged) else ()) + tuple(commit.parents[1:])
+        merged, places = self._merged_with_index()
+
+        def parents(commit: mnem.Commit) -> tuple[str, ...] | None:
+            """Its parents in the store's history if HEAD's chain holds it: the commit before
+            it there, then its own other parents."""
+            i = places.get(commit.id)
+            if i is None:
+                return None
+            return ((merged[i + 1][0].id,) if i + 1 < len(merged) else ()) + tuple(
+                commit.parents[1:]
             )
-            for i, (commit, _) in enumerate(merged)
-        }
+
         if first_parent:
             rows = merged
         else:
@@ -609,7 +643,7 @@ class Volumes:
         openings = set(self._openings.values())
         found = []
         for commit, number in rows if limit is None else rows[:limit]:
-            told = parents.get(commit.id)
+            told = parents(commit)
             if told is None:
                 told = tuple(p for p in commit.parents if p not in openings or not number)
             found.append(
@@ -629,6 +663,8 @@ class Volumes:
             head = self.head_commit()
             if head is not None:
                 return head
+        if spec in self._merged_with_index()[1] and spec not in dict(self.engine(0).branches()):
+            return spec  # a whole id of HEAD's history: no volume need be asked
         names = dict(self.engine(0).branches())
         if spec in names:
             return self._tip(spec)
@@ -709,8 +745,8 @@ class Volumes:
         history (the engine tells nothing else of an older commit of another branch).
         """
         found: dict[int, str | None] = dict.fromkeys(self._all())
-        merged = self._merged()
-        index = next((i for i, (known, _) in enumerate(merged) if known.id == commit), None)
+        merged, places = self._merged_with_index()
+        index = places.get(commit)
         if index is not None:
             missing = len(found)
             for earlier, number in merged[index:]:

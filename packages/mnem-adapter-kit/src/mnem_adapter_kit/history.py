@@ -31,7 +31,7 @@ import mnem
 
 from . import _record as changelog
 from ._commit import restored_to
-from ._reads import ChangeKind, CommitRecord, Lru, Walk, finish, from_ms, state
+from ._reads import ChangeKind, CommitRecord, Lru, Walk, finish, from_ms, state, state_in_steps
 from .errors import InvalidRefError
 
 __all__ = [
@@ -104,6 +104,10 @@ def chain_of(engine: mnem.Store) -> Walk[tuple[CommitRecord, ...]]:
     found = _chains.get(head)
     if found is not None:
         return found
+    volumes = getattr(engine, "volume_count", None)  # the kit's engine: a volume per step
+    for index in range(volumes() if volumes is not None else 0):
+        yield
+        engine.chain_part(index)  # type: ignore[attr-defined]
     limit = 8
     while True:
         batch = engine.log(first_parent=True, limit=limit)
@@ -112,6 +116,8 @@ def chain_of(engine: mnem.Store) -> Walk[tuple[CommitRecord, ...]]:
             if known is not None:
                 newer = tuple(CommitRecord.of(c) for c in batch[:position])
                 return _chains.put(head, newer + known)
+            if position % PAUSE_EVERY == PAUSE_EVERY - 1:
+                yield
         if len(batch) < limit or limit >= 4096:
             break
         limit *= 8
@@ -119,6 +125,7 @@ def chain_of(engine: mnem.Store) -> Walk[tuple[CommitRecord, ...]]:
     if len(batch) == limit:
         yield
         batch = engine.log(first_parent=True)
+    yield
     return _chains.put(head, tuple(CommitRecord.of(c) for c in batch))
 
 
@@ -191,7 +198,9 @@ def node_changes_along(
     found, replayed, current = yield from _replay_along(engine, records, progress, lines)
     if replayed:
         yield
-        if not _same_state(current, state(engine, records[0].id)):
+        if not (
+            yield from _same_state(current, (yield from state_in_steps(engine, records[0].id)))
+        ):
             for commit in replayed:
                 _node_changes.drop(commit)
                 _changes.drop(commit)
@@ -210,7 +219,7 @@ def _replay_along(
     current: dict[str, mnem.MemoryNode] = {}
     if records and records[-1].parents:
         yield
-        current = dict(state(engine, records[-1].parents[0]))
+        current = dict((yield from state_in_steps(engine, records[-1].parents[0])))
     found: list[tuple[mnem.NodeChange, ...]] = []
     replayed: list[str] = []
     for done, entry in enumerate(reversed(records), 1):
@@ -242,18 +251,20 @@ def _replay_along(
 def _same_state(
     replayed: Mapping[str, mnem.MemoryNode] | Mapping[str, str],
     actual: Mapping[str, mnem.MemoryNode],
-) -> bool:
+) -> Walk[bool]:
     """Whether a replayed state (nodes, or their fingerprints, :data:`~._record.UNKNOWN` for
-    a value not known) is the engine's ``actual`` one."""
+    a value not known) is the engine's ``actual`` one; a pause every :data:`PAUSE_EVERY` nodes."""
     if replayed.keys() != actual.keys():
         return False
-    for node_id, node in actual.items():
+    for done, (node_id, node) in enumerate(actual.items(), 1):
         told = replayed[node_id]
         if isinstance(told, str):
             if told != changelog.UNKNOWN and told != changelog.fingerprint(node):
                 return False
         elif changelog.fingerprint(told) != changelog.fingerprint(node):
             return False
+        if done % PAUSE_EVERY == 0:
+            yield
     return True
 
 
@@ -323,7 +334,7 @@ def _kinds_along(
             yield
     if told_by_lines:
         yield
-        if not _same_state(before, state(engine, records[0].id)):
+        if not (yield from _same_state(before, (yield from state_in_steps(engine, records[0].id)))):
             for commit in told_by_lines:  # the record misled the replay: ask the engine
                 _changes.drop(commit)
 
@@ -425,14 +436,14 @@ def origin(engine: mnem.Store, node_id: str, at: str | None = None) -> Walk[mnem
                 told = engine.blame(node_id, entry.id)
             cached = _origins.put((node_id, entry.id), told)
         yield
-        now = state(engine, records[start].id).get(node_id)
+        now = (yield from state_in_steps(engine, records[start].id)).get(node_id)
         if now is None or changelog.fingerprint(now) != changelog.fingerprint(cached.node):
             yield  # the change kinds misled the search (a record line lied): the engine's blame
             return engine.blame(node_id, records[start].id)
         return cached
     if records:
         yield
-        if state(engine, records[start].id).get(node_id) is not None:
+        if (yield from state_in_steps(engine, records[start].id)).get(node_id) is not None:
             return engine.blame(node_id, records[start].id)  # the kinds said it was gone
     where = "HEAD" if at is None else repr(at)
     raise InvalidRefError(f"there is no node {node_id!r} in memory at {where}")
@@ -478,16 +489,16 @@ def first_where(
         return None
     oldest_first = records[::-1]
     yield
-    if not holds(state(engine, oldest_first[-1].id)):
+    if not holds((yield from state_in_steps(engine, oldest_first[-1].id))):
         return None
     yield
-    if holds(state(engine, oldest_first[0].id)):
+    if holds((yield from state_in_steps(engine, oldest_first[0].id))):
         return oldest_first[0]
     false_at, true_at = 0, len(oldest_first) - 1
     while true_at - false_at > 1:
         middle = (false_at + true_at) // 2
         yield
-        if holds(state(engine, oldest_first[middle].id)):
+        if holds((yield from state_in_steps(engine, oldest_first[middle].id))):
             true_at = middle
         else:
             false_at = middle
@@ -524,7 +535,7 @@ def since_when(
         return None
     yield from primed(engine, records)
     yield
-    current = state(engine, records[0].id).get(node_id)
+    current = (yield from state_in_steps(engine, records[0].id)).get(node_id)
     if not holds(current):
         return None
     for position, entry in enumerate(records):
@@ -534,7 +545,7 @@ def since_when(
         before = None
         if position + 1 < len(records):
             yield
-            before = state(engine, records[position + 1].id).get(node_id)
+            before = (yield from state_in_steps(engine, records[position + 1].id)).get(node_id)
         if not holds(before):
             return entry, False
     return records[-1], True

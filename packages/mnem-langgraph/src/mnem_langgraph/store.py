@@ -615,6 +615,10 @@ _histories: kit_history.Lru[str, tuple[StoreCommit, ...]] = kit_history.Lru(
 """Each HEAD's commits that changed items (a commit id names its whole first-parent chain)."""
 
 
+_DECODES_PER_STEP = 64
+"""Commits decoded between two pauses of a history walk (about 5 ms)."""
+
+
 def _item_commits(engine: mnem.Store, limit: int | None) -> kit_history.Walk[list[StoreCommit]]:
     """HEAD's commits that changed items, newest first, each change checked on both sides.
 
@@ -631,7 +635,14 @@ def _item_commits(engine: mnem.Store, limit: int | None) -> kit_history.Walk[lis
         found = tuple(map(_item_commit, walked))
     elif found is None:
         walked = yield from kit_history.node_commits(engine, may_be_item)
-        found = tuple(commit for commit in map(_item_commit, walked) if commit.changes)
+        decoded: list[StoreCommit] = []
+        for done, one in enumerate(walked, 1):
+            commit = _item_commit(one)
+            if commit.changes:
+                decoded.append(commit)
+            if done % _DECODES_PER_STEP == 0:
+                yield
+        found = tuple(decoded)
         if head is not None:
             _histories.put(head, found)
     return [dataclasses.replace(commit, changes=dict(commit.changes)) for commit in found[:limit]]
