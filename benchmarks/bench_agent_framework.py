@@ -1,12 +1,8 @@
 """Agent Framework: ``before_run`` against AutoGen's ``update_context`` on the same store, and
-one run's ``save_messages`` against a raw engine commit of the nodes it wrote (replayed).
-
-    uv run python benchmarks/bench_agent_framework.py [--smoke]    # writes results/agent_framework.json
-"""
+one run's ``save_messages`` against a raw engine commit of the nodes it wrote (replayed)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,11 +17,10 @@ from mnem_autogen import MnemosyneMemory
 
 NAME, SESSION = "bench", "session"
 SAVE_WHY = (
-    " Most of the gap is in the engine's own calls: the same four `add`s and `commit` take"
-    " longer inside the provider's write than in the replay's tight loop, as for the Agents SDK"
-    " session's `add_items`. The rest, about 0.6 ms, is the provider's work around them:"
-    " `Message.to_dict()` and the kit's exact-JSON check of each message, the identities that"
-    " decide what is new, the per-loop gate and the yield every async call makes first."
+    "Most of the gap is the engine's own four `add`s and `commit`, slower inside the provider's"
+    " write than in the replay's tight loop (as for the Agents SDK's `add_items`); about 0.6 ms"
+    " is the provider's own work: `Message.to_dict()`, the exact-JSON check, the identities"
+    " that decide what is new, the per-loop gate and the event-loop yield."
 )
 
 
@@ -37,8 +32,7 @@ class Plan:
     profile_calls: int = 20
 
 
-FULL = Plan()
-SMOKE = Plan((20,), 3, 3, 2)
+FULL, SMOKE = Plan(), Plan((20,), 3, 3, 2)
 
 
 def run_messages(n: int) -> list[Message]:
@@ -52,117 +46,72 @@ def run_messages(n: int) -> list[Message]:
     ]
 
 
-def before_run_of(provider: MnemosyneContextProvider) -> Callable[[], Awaitable[None]]:
-    async def before_run() -> None:
-        context = SessionContext(input_messages=[])
-        await provider.before_run(agent=None, session=None, context=context, state={})
-
-    return before_run
+def before_run(provider: MnemosyneContextProvider) -> Any:
+    context = SessionContext(input_messages=[])
+    return provider.before_run(agent=None, session=None, context=context, state={})
 
 
-async def memory_store(scratch: h.Scratch, k: int) -> Path:
-    """A template holding an AutoGen memory of ``k`` items, written by AutoGen in one batch."""
-
-    async def build(path: Path) -> None:
-        memory = MnemosyneMemory(NAME, path)
-        async with memory.batch():
-            for i in range(k):
-                await memory.add(
-                    AutogenContent(content=f"fact {i}: prefers green tea", mime_type="text/plain")
-                )
-        await memory.close()
-
-    return await scratch.template(f"memory-{k}", build)
+def save(history: MnemosyneHistoryProvider, i: int) -> Any:
+    return history.save_messages(SESSION, run_messages(i))
 
 
-async def session_store(scratch: h.Scratch, n: int) -> Path:
-    """A template holding a session of ``n`` messages, saved a run (4 messages) at a time."""
-
-    async def build(path: Path) -> None:
-        history = MnemosyneHistoryProvider(path)
-        for run in range(n // 4):
-            await history.save_messages(SESSION, run_messages(run))
-        await history.close()
-
-    return await scratch.template(f"session-{n}", build)
+def opened(path: Path) -> Any:
+    return h.using(MnemosyneHistoryProvider(path), lambda history: history.get_messages(SESSION))
 
 
-async def bench_before_run(scratch: h.Scratch, plan: Plan, k: int) -> dict[str, Any]:
-    path = scratch.fresh(await memory_store(scratch, k))
-    provider, memory = MnemosyneContextProvider(NAME, path), MnemosyneMemory(NAME, path)
-    before_run = before_run_of(provider)
-    engine = await h.engine_calls(before_run)
-    steps: dict[str, h.Step] = {
-        "provider": lambda _: h.clock(before_run()),
-        "autogen": lambda _: h.clock(memory.update_context(Context())),
+def session_of(path: Path) -> Path:
+    return Path(MnemosyneHistoryProvider(path).store_path_of(SESSION))
+
+
+async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
+    """An AutoGen memory of ``n`` items (one batch): ``before_run`` against its ``update_context``;
+    a session of ``n`` messages (a run at a time): ``save_messages`` against the raw commit."""
+
+    async def memory(path: Path) -> None:
+        async with h.using(MnemosyneMemory(NAME, path)) as written, written.batch():
+            for i in range(n):
+                text = f"fact {i}: prefers green tea"
+                await written.add(AutogenContent(content=text, mime_type="text/plain"))
+
+    async def session(path: Path) -> None:
+        async with h.using(MnemosyneHistoryProvider(path)) as history:
+            for run in range(n // 4):
+                await save(history, run)
+
+    memories = await scratch.template(f"memory-{n}", memory)
+    path = scratch.fresh(memories)
+    provider, autogen = MnemosyneContextProvider(NAME, path), MnemosyneMemory(NAME, path)
+    ops = {
+        "provider": lambda _: before_run(provider),
+        "autogen": lambda _: autogen.update_context(Context()),
     }
-    samples = await h.interleave(steps, plan.reads, label=f"before_run k={k}")
+    name, pair = f"before_run, k={n:,}", "provider/autogen"
+    found = {"before_run": [await h.compare(name, ops, plan.reads, pair, count=10, k=n)]}
     await provider.close()
-    await memory.close()
+    await autogen.close()
     scratch.discard(path)
-    return h.case(f"before_run, k={k:,}", samples, "provider/autogen", engine=engine, k=k)
-
-
-async def bench_save(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
-    template = await session_store(scratch, n)
-    history = MnemosyneHistoryProvider(template)
-    head = h.heads(Path(history.store_path_of(SESSION)))
-    await history.close()
-    rehearsal = scratch.fresh(template)
-    history, numbers = MnemosyneHistoryProvider(rehearsal), iter(range(n, n + 3 + plan.saves))
-    await history.get_messages(SESSION)
-    engine = await h.engine_calls(
-        lambda: history.save_messages(SESSION, run_messages(next(numbers))), plan.saves + 2
+    sessions = await scratch.template(f"session-{n}", session)
+    name = f"save_messages (one run, 4 messages), n={n:,}"
+    row = h.against_raw(
+        scratch, sessions, opened, save, n, plan.saves, name, "provider", session_of
     )
-    await history.close()
-    changes = h.commits_after(Path(history.store_path_of(SESSION)), head)
-    adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
-    history = MnemosyneHistoryProvider(adapter_path)
-    raw = h.RawStore(Path(MnemosyneHistoryProvider(raw_path).store_path_of(SESSION)))
-    await history.get_messages(SESSION)
-    steps: dict[str, h.Step] = {
-        "provider": lambda call: h.clock(history.save_messages(SESSION, run_messages(n + call))),
-        "raw_commit": h.sync_step(lambda call: raw.replay(changes[call])),
-    }
-    samples = await h.interleave(steps, plan.saves, label=f"save_messages n={n}")
-    await history.close()
-    scratch.discard(rehearsal, adapter_path, raw_path)
-    return h.case(
-        f"save_messages (one run, 4 messages), n={n:,}",
-        samples,
-        "provider/raw_commit",
-        engine=engine,
-        n=n,
-    )
-
-
-async def bench_profiles(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
-    path = scratch.fresh(await session_store(scratch, n))
-    history, numbers = MnemosyneHistoryProvider(path), iter(range(n, n + plan.profile_calls + 1))
-    await history.get_messages(SESSION)
-    save = await h.profile(
-        plan.profile_calls, lambda: history.save_messages(SESSION, run_messages(next(numbers)))
-    )
-    await history.close()
-    memory_path = scratch.fresh(await memory_store(scratch, n))
-    provider = MnemosyneContextProvider(NAME, memory_path)
-    read = await h.profile(plan.profile_calls, before_run_of(provider))
-    await provider.close()
+    found["save"] = [await row | {"n": n}]
+    path, numbers = scratch.fresh(sessions), iter(range(n, n + plan.profile_calls + 1))
+    async with opened(path) as history:
+        write = await h.profile(plan.profile_calls, lambda: save(history, next(numbers)))
+    memory_path = scratch.fresh(memories)
+    async with h.using(MnemosyneContextProvider(NAME, memory_path)) as provider:
+        read = await h.profile(plan.profile_calls, lambda: before_run(provider))
     scratch.discard(path, memory_path)
-    return {
-        f"agent-framework save_messages (n={n:,})": save,
+    profiles = {
+        f"agent-framework save_messages (n={n:,})": write,
         f"agent-framework before_run (k={n:,})": read,
     }
+    return found | {"profiles": profiles}
 
 
 async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    found: dict[str, Any] = {"before_run": [], "save": [], "profiles": {}}
-    for n in plan.sizes:
-        h.progress(f"before_run, save_messages, profiles: n={n}")
-        found["before_run"].append(await bench_before_run(scratch, plan, n))
-        found["save"].append(await bench_save(scratch, plan, n))
-        found["profiles"] |= await bench_profiles(scratch, plan, n)
-    return found
+    return await h.by_size(scratch, plan, bench_size, "before_run, save_messages, profiles")
 
 
 def summarize(found: dict[str, Any]) -> h.Summary:
@@ -177,17 +126,15 @@ def summarize(found: dict[str, Any]) -> h.Summary:
     for row in found["save"]:
         n = f"{row['n']:,}"
         label = f"Agent Framework `save_messages` (one run) ≤ 1.2x a raw engine commit of the same nodes, {n} messages"
-        why = h.because(row, profiles.get(f"agent-framework save_messages (n={n})")) + SAVE_WHY
+        why = h.because(row, profiles.get(f"agent-framework save_messages (n={n})"), SAVE_WHY)
         measured = row["ratios"]["provider/raw_commit"]
         out.target(f"agent_framework.save.{row['n']}", label, measured, 1.2, f"n={n}", why)
     note = (
-        "`k`: items in the memory; `n`: messages in the session. A run is a user message, a "
-        "function call, its result and the answer; `autogen`: `MnemosyneMemory.update_context` "
-        "on the same store; `raw_commit`: the raw engine commit of the nodes the provider committed."
+        "`k`: items in the memory; `n`: messages in the session; a run is a user message, a"
+        " function call, its result and the answer. `autogen`: `MnemosyneMemory.update_context`"
+        " on the same store; `raw_commit`: the raw engine commit of the nodes the provider committed."
     )
-    out.tables.append(
-        h.cases_table("Agent Framework", note, [*found["before_run"], *found["save"]])
-    )
+    out.table("Agent Framework", note, [*found["before_run"], *found["save"]])
     return out
 
 

@@ -1,8 +1,5 @@
 """AutoGen: ``add`` against a raw engine commit, ``update_context``/``query`` against ``ListMemory``
-(and a copying floor), queries beside foreign nodes, and an ``AssistantAgent`` turn.
-
-    uv run python benchmarks/bench_autogen.py [--smoke]    # writes results/autogen.json
-"""
+(and a copying floor), queries beside foreign nodes, and an ``AssistantAgent`` turn."""
 
 from __future__ import annotations
 
@@ -24,16 +21,13 @@ from mnem_autogen import MnemosyneMemory
 NAME, PEER = "bench", "peer"  # the memory under test; another memory sharing its store
 SCENARIOS = ("unchanged", "after_own_write", "after_foreign_write")
 ADD_WHY = (
-    " The rest is the adapter's own work around the two engine calls: the yield to the event"
-    " loop every async call makes first (right after a commit's fsync the loop's `epoll_wait`"
-    " takes 15-30 µs here instead of 1-2), encoding, the change record's line and the mirror's"
-    " copy of the item (ADR 0033: no decode), which run slower here than alone (about 30 µs with the engine stubbed out)"
-    " because the engine's commit has just left the caches cold."
+    "The rest is the adapter's work around the two engine calls (the event-loop yield, slow"
+    " right after a commit's fsync; encoding; the change record's line; the mirror's copy),"
+    " about 30 µs with the engine stubbed out but slower here, in caches the commit left cold."
 )
 FOREIGN_WHY = (
-    " The read makes no engine call in either store (the writes before it went through this"
-    " process's handle, so the mirror caught up from their records); it runs right after the"
-    " untimed write, whose commit on 10,000 more nodes leaves the caches colder."
+    "Neither read calls the engine (the mirror caught up from this process's own write records);"
+    " the read follows an untimed write whose commit over 10,000 more nodes leaves caches colder."
 )
 
 
@@ -50,8 +44,7 @@ class Plan:
     profile_calls: int = 20
 
 
-FULL = Plan()
-SMOKE = Plan((20,), 3, 3, 30, (5,), 2, 5, 2, 2)
+FULL, SMOKE = Plan(), Plan((20,), 3, 3, 30, (5,), 2, 5, 2, 2)
 
 
 def item(i: int) -> MemoryContent:
@@ -62,16 +55,22 @@ def items(k: int) -> ListMemory:
     return ListMemory(memory_contents=[item(i) for i in range(1, k + 1)])
 
 
+def opened(path: Path) -> Any:
+    return h.using(MnemosyneMemory(NAME, path), lambda memory: memory.query())
+
+
+def add(memory: MnemosyneMemory, i: int) -> Any:
+    return memory.add(item(i))
+
+
 async def store(scratch: h.Scratch, k: int, foreign: int = 0) -> Path:
     """A template of ``k`` items of the memory under test, after ``foreign`` nodes of other
     writers (a third another AutoGen memory's items, the rest MCP-like notes written raw)."""
 
     async def add_all(name: str, path: Path, numbers: range) -> None:
-        memory = MnemosyneMemory(name, path)
-        async with memory.batch():
+        async with h.using(MnemosyneMemory(name, path)) as memory, memory.batch():
             for i in numbers:
                 await memory.add(item(i))
-        await memory.close()
 
     async def build(path: Path) -> None:
         if foreign:
@@ -82,33 +81,14 @@ async def store(scratch: h.Scratch, k: int, foreign: int = 0) -> Path:
     return await scratch.template(f"{k}-{foreign}", build)
 
 
-async def bench_add(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
-    """Adds into a store of ``n`` items against raw commits of the same nodes."""
+async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
+    """``add`` against the raw commit; ``update_context`` and ``query`` against ``ListMemory``
+    and the copying floor (its results, each ``copy.copy``-ed: the least a memory handing out
+    copies must do); the profiles."""
     template = await store(scratch, n)
-    head = h.heads(Path(template))
-    rehearsal = scratch.fresh(template)
-    memory, numbers = MnemosyneMemory(NAME, rehearsal), iter(range(n + 1, n + 4 + plan.adds))
-    await memory.query()
-    engine = await h.engine_calls(lambda: memory.add(item(next(numbers))), plan.adds + 2)
-    await memory.close()
-    changes = h.commits_after(rehearsal, head)  # what each add (warm-ups too) committed
-    adapter_path, raw_path = scratch.fresh(template), scratch.fresh(template)
-    memory, raw = MnemosyneMemory(NAME, adapter_path), h.RawStore(raw_path)
-    await memory.query()
-    steps: dict[str, h.Step] = {
-        "adapter": lambda call: h.clock(memory.add(item(n + 1 + call))),
-        "raw_commit": h.sync_step(lambda call: raw.replay(changes[call])),
-    }
-    samples = await h.interleave(steps, plan.adds, label=f"add n={n}")
-    await memory.close()
-    scratch.discard(rehearsal, adapter_path, raw_path)
-    return h.case(f"add, n={n:,}", samples, "adapter/raw_commit", engine=engine, n=n)
-
-
-async def bench_reads(scratch: h.Scratch, plan: Plan, k: int) -> list[dict[str, Any]]:
-    """``update_context`` and ``query`` against ``ListMemory`` and the copying floor."""
-    path = scratch.fresh(await store(scratch, k))
-    memory, reference = MnemosyneMemory(NAME, path), items(k)
+    adding = h.against_raw(scratch, template, opened, add, n + 1, plan.adds, f"add, n={n:,}", n=n)
+    found: dict[str, Any] = {"add": [await adding], "reads": []}
+    path, reference = scratch.fresh(template), items(n)
 
     async def floor_update(context: Context) -> list[MemoryContent]:
         return [copy.copy(m) for m in (await reference.update_context(context)).memories.results]
@@ -116,28 +96,29 @@ async def bench_reads(scratch: h.Scratch, plan: Plan, k: int) -> list[dict[str, 
     async def floor_query(_: Context) -> list[MemoryContent]:
         return [copy.copy(m) for m in (await reference.query()).results]
 
-    update = {"adapter": memory.update_context, "list_memory": reference.update_context}
-    query = {"adapter": lambda _: memory.query(), "list_memory": lambda _: reference.query()}
-    ops: dict[str, dict[str, Any]] = {
-        "update_context": {**update, "floor": floor_update},
-        "query": {**query, "floor": floor_query},
-    }
-    rows = []
-    for op, calls in ops.items():
-        engine = await h.engine_calls(lambda calls=calls: calls["adapter"](Context()))
-        steps = {
-            name: lambda _, call=call: h.clock(call(Context())) for name, call in calls.items()
-        }
-        samples = await h.interleave(steps, plan.reads, label=f"{op} k={k}")
-        pairs = ("adapter/list_memory", "adapter/floor", "floor/list_memory")
-        rows.append(h.case(f"{op}, k={k:,}", samples, *pairs, engine=engine, op=op, k=k))
-    await memory.close()
+    async with h.using(MnemosyneMemory(NAME, path)) as memory:
+        for op, calls in {
+            "update_context": (memory.update_context, reference.update_context, floor_update),
+            "query": (lambda _: memory.query(), lambda _: reference.query(), floor_query),
+        }.items():
+            subjects = zip(("adapter", "list_memory", "floor"), calls, strict=True)
+            ops = {who: lambda _, call=call: call(Context()) for who, call in subjects}
+            pairs = ("adapter/list_memory", "adapter/floor", "floor/list_memory")
+            row = await h.compare(f"{op}, k={n:,}", ops, plan.reads, *pairs, count=10, op=op, k=n)
+            found["reads"].append(row)
     scratch.discard(path)
-    return rows
+    path, numbers = scratch.fresh(template), iter(range(n + 1, n + 1 + plan.profile_calls))
+    async with opened(path) as memory:
+        adds = await h.profile(plan.profile_calls, lambda: add(memory, next(numbers)))
+        updates = await h.profile(plan.profile_calls, lambda: memory.update_context(Context()))
+    scratch.discard(path)
+    profiles = {f"autogen add (n={n:,})": adds, f"autogen update_context (k={n:,})": updates}
+    return found | {"profiles": profiles}
 
 
 async def bench_foreign(scratch: h.Scratch, plan: Plan, k: int, scenario: str) -> dict[str, Any]:
-    """``query`` with ``plan.foreign`` nodes of other writers in the store against none."""
+    """``query`` with ``plan.foreign`` nodes of other writers in the store against none, each
+    after an untimed write of its own or of another memory (``scenario``), or none."""
     templates = {
         "no_foreign": await store(scratch, k),
         "foreign": await store(scratch, k, plan.foreign),
@@ -147,72 +128,49 @@ async def bench_foreign(scratch: h.Scratch, plan: Plan, k: int, scenario: str) -
     peers = {name: MnemosyneMemory(PEER, path) for name, path in paths.items()}
     for memory in memories.values():
         await memory.query()
-
-    def step(name: str) -> h.Step:
-        async def timed(call: int) -> int:
-            if scenario == "after_own_write":
-                await memories[name].add(item(k + 1 + call))
-            elif scenario == "after_foreign_write":
-                await peers[name].add(item(call))
-            return await h.clock(memories[name].query())
-
-        return timed
-
+    writes = {
+        "after_own_write": lambda name, call: memories[name].add(item(k + 1 + call)),
+        "after_foreign_write": lambda name, call: peers[name].add(item(call)),
+    }
+    ops = {name: lambda _, memory=memory: memory.query() for name, memory in memories.items()}
     rounds = plan.reads if scenario == "unchanged" else plan.foreign_reads
-    samples = await h.interleave({name: step(name) for name in paths}, rounds, label=scenario)
+    name = f"query {scenario.replace('_', ' ')}, k={k:,}, {plan.foreign:,} foreign nodes or none"
+    row = await h.compare(
+        name, ops, rounds, "foreign/no_foreign", before=writes.get(scenario), scenario=scenario
+    )
     for memory in [*memories.values(), *peers.values()]:
         await memory.close()
     scratch.discard(*paths.values())
-    name = f"query {scenario.replace('_', ' ')}, k={k:,}, {plan.foreign:,} foreign nodes or none"
-    return h.case(name, samples, "foreign/no_foreign", scenario=scenario)
+    return row
 
 
 async def bench_turn(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     """One ``AssistantAgent`` turn on a replayed model, each memory holding ``turn_k`` items."""
     path = scratch.fresh(await store(scratch, plan.turn_k))
-    memory = MnemosyneMemory(NAME, path)
 
-    def step(subject: Any) -> h.Step:
+    def turn(subject: Any) -> h.Step:
         model = ReplayChatCompletionClient(["Noted: green tea."] * (plan.turns + 4))
         agent = AssistantAgent("assistant", model_client=model, memory=[subject])
 
-        async def turn(call: int) -> int:
+        async def reset_then_turn(call: int) -> int:
             await agent.on_reset(CancellationToken())
             message = TextMessage(content=f"What do I drink? ({call})", source="user")
             return await h.clock(agent.on_messages([message], CancellationToken()))
 
-        return turn
+        return reset_then_turn
 
-    steps = {"adapter": step(memory), "list_memory": step(items(plan.turn_k))}
-    samples = await h.interleave(steps, plan.turns, label="turn")
-    await memory.close()
+    async with h.using(MnemosyneMemory(NAME, path)) as memory:
+        steps = {"adapter": turn(memory), "list_memory": turn(items(plan.turn_k))}
+        samples = await h.interleave(steps, plan.turns, label="turn")
     scratch.discard(path)
     return h.case(f"agent turn, k={plan.turn_k:,}", samples, "adapter/list_memory")
 
 
-async def bench_profiles(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
-    path = scratch.fresh(await store(scratch, n))
-    memory, numbers = MnemosyneMemory(NAME, path), iter(range(n + 1, n + 1 + plan.profile_calls))
-    await memory.query()
-    add = await h.profile(plan.profile_calls, lambda: memory.add(item(next(numbers))))
-    update = await h.profile(plan.profile_calls, lambda: memory.update_context(Context()))
-    await memory.close()
-    scratch.discard(path)
-    return {f"autogen add (n={n:,})": add, f"autogen update_context (k={n:,})": update}
-
-
 async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    found: dict[str, Any] = {"add": [], "reads": [], "foreign": [], "profiles": {}}
-    for n in plan.sizes:
-        h.progress(f"add, update_context, query, profiles: n={n}")
-        found["add"].append(await bench_add(scratch, plan, n))
-        found["reads"] += await bench_reads(scratch, plan, n)
-        found["profiles"] |= await bench_profiles(scratch, plan, n)
+    found = await h.by_size(scratch, plan, bench_size, "add, update_context, query, profiles")
     h.progress(f"query with {plan.foreign:,} foreign nodes against none; agent turn")
-    for k in plan.foreign_k:
-        found["foreign"] += [await bench_foreign(scratch, plan, k, s) for s in SCENARIOS]
-    found["turn"] = await bench_turn(scratch, plan)
-    return found
+    rows = [await bench_foreign(scratch, plan, k, s) for k in plan.foreign_k for s in SCENARIOS]
+    return found | {"foreign": rows, "turn": await bench_turn(scratch, plan)}
 
 
 def summarize(found: dict[str, Any]) -> h.Summary:
@@ -221,7 +179,7 @@ def summarize(found: dict[str, Any]) -> h.Summary:
     for row in found["add"]:
         n = f"{row['n']:,}"
         label = f"AutoGen `add` ≤ 1.1x a raw engine `add` + `commit` of the same nodes, {n} items"
-        why = h.because(row, profiles.get(f"autogen add (n={n})")) + ADD_WHY
+        why = h.because(row, profiles.get(f"autogen add (n={n})"), ADD_WHY)
         measured = row["ratios"]["adapter/raw_commit"]
         out.target(f"autogen.add.{row['n']}", label, measured, 1.1, f"n={n}", why)
     for row in found["reads"]:
@@ -241,20 +199,19 @@ def summarize(found: dict[str, Any]) -> h.Summary:
         label = f"AutoGen `query` with foreign nodes ≤ 1.2x without, {scenario.replace('_', ' ')}"
         measured = row["ratios"]["foreign/no_foreign"]
         key = f"autogen.foreign.{scenario}"
-        out.target(key, label, measured, 1.2, row["case"], h.because(row) + FOREIGN_WHY)
+        out.target(key, label, measured, 1.2, row["case"], h.because(row, None, FOREIGN_WHY))
     extra = turn["subjects"]["adapter"]["median_ms"] - turn["subjects"]["list_memory"]["median_ms"]
-    why = f"{h.because(turn)} Beside a 500 ms model call the adapter's {h.num(extra)} ms would be {1 + extra / 500:.3f}x."
+    why = f"Beside a 500 ms model call the adapter's {h.num(extra)} ms would be {1 + extra / 500:.3f}x."
+    why = h.because(turn, None, why)
     label = "AutoGen agent turn ≤ 1.1x the same turn with `ListMemory` (replayed model)"
-    measured = turn["ratios"]["adapter/list_memory"]
-    out.target("autogen.turn", label, measured, 1.1, turn["case"], why)
+    out.target("autogen.turn", label, turn["ratios"]["adapter/list_memory"], 1.1, turn["case"], why)
     note = (
-        "`n`/`k`: items in the store. Reads get a fresh `UnboundedChatCompletionContext` per "
-        "call; floor: `ListMemory` plus a `copy.copy` of each item it returns; foreign: the "
-        "store also holds nodes of other writers (the write before such a read is not timed); "
-        "turn: `AssistantAgent.on_messages` on a replayed model, reset before each turn."
+        "`n`/`k`: items in the store; each read gets a fresh `UnboundedChatCompletionContext`."
+        " Floor: `ListMemory` plus a `copy.copy` of each item it returns; foreign: the store also"
+        " holds other writers' nodes (the write before such a read is untimed); turn:"
+        " `AssistantAgent.on_messages` on a replayed model, reset before each turn."
     )
-    rows = [*found["add"], *found["reads"], *found["foreign"], turn]
-    out.tables.append(h.cases_table("AutoGen", note, rows))
+    out.table("AutoGen", note, [*found["add"], *found["reads"], *found["foreign"], turn])
     return out
 
 

@@ -1,8 +1,5 @@
 """Concurrency: write throughput of tasks, threads and processes against sequential writes, and
-event-loop stalls beside AutoGen, LangGraph and MCP operations.
-
-    uv run python benchmarks/bench_concurrency.py [--smoke]    # writes results/concurrency.json
-"""
+event-loop stalls beside AutoGen, LangGraph and MCP operations."""
 
 from __future__ import annotations
 
@@ -39,16 +36,11 @@ class Plan:
     workers: int = 4
 
 
-FULL = Plan()
-SMOKE = Plan(items=20, block=4, rounds=1, stall_rounds=4, workers=2)
+FULL, SMOKE = Plan(), Plan(items=20, block=4, rounds=1, stall_rounds=4, workers=2)
 
 
 def put_args(i: int) -> tuple[tuple[str, str], str, dict[str, Any]]:
     return ("load", f"t{i % 8}"), f"k{i}", {"fact": f"the user prefers green tea, note {i}"}
-
-
-def put(store: MnemosyneStore, i: int) -> None:
-    store.put(*put_args(i))
 
 
 def item(i: int) -> MemoryContent:
@@ -63,11 +55,9 @@ async def templates(scratch: h.Scratch, n: int) -> dict[str, Path]:
             store.batch([PutOp(("seed", f"s{i % 10}"), f"s{i}", {"i": i}) for i in range(n)])
 
     async def autogen(path: Path) -> None:
-        memory = MnemosyneMemory("bench", path)
-        async with memory.batch():
+        async with h.using(MnemosyneMemory("bench", path)) as memory, memory.batch():
             for i in range(n):
                 await memory.add(item(i))
-        await memory.close()
 
     notes = [(f"user/fact-{i}", f"the user prefers green tea, note {i}") for i in range(n)]
     return {
@@ -88,7 +78,7 @@ def write_share(path: str, first: int, count: int) -> dict[str, int]:
     recorder = h.Recorder()
     with recorder.observing(), MnemosyneStore(path) as store:
         for i in range(first, first + count):
-            put(store, i)
+            store.put(*put_args(i))
     return usage(recorder)
 
 
@@ -110,14 +100,14 @@ async def bench_throughput(scratch: h.Scratch, plan: Plan, recorder: h.Recorder)
             elif mode == "threads":
 
                 def share_of(n: int) -> None:
-                    recorder.label = "langgraph_threads"
+                    recorder.local.label = "langgraph_threads"
                     for i in range(n * share, (n + 1) * share):
-                        put(store, i)
+                        store.put(*put_args(i))
 
                 wait([threads.submit(share_of, n) for n in workers])
             else:
                 for i in range(block):
-                    put(store, i)
+                    store.put(*put_args(i))
         return None
 
     async def autogen(mode: str, path: Path) -> None:  # the open and first read timed alike
@@ -134,16 +124,15 @@ async def bench_throughput(scratch: h.Scratch, plan: Plan, recorder: h.Recorder)
         family, mode = name.split("_")
 
         async def timed(call: int) -> int:
-            path, recorder.label = scratch.fresh(stores[family]), name
+            path, recorder.local.label = scratch.fresh(stores[family]), name
             recorder.events.clear()
             started = time.perf_counter_ns()
             found = await (langgraph if family == "langgraph" else autogen)(mode, path)
             took = time.perf_counter_ns() - started
             if call >= 1:  # past the warm-up round
-                used.setdefault(name, []).append(
-                    {**(found or usage(recorder, name)), "block_ns": took}
-                )
-            recorder.label = ""
+                found = found or usage(recorder, name)
+                used.setdefault(name, []).append({**found, "block_ns": took})
+            recorder.local.label = ""
             scratch.discard(path)
             return took
 
@@ -159,19 +148,13 @@ async def bench_throughput(scratch: h.Scratch, plan: Plan, recorder: h.Recorder)
         processes.shutdown()
     stats = h.summaries(samples)
     sequential = {name: stats[f"{name.split('_')[0]}_sequential"]["median_ms"] for name in names}
-    return {
-        "items": plan.items,
-        "block": block,
-        "workers": plan.workers,
-        "subjects": stats,
-        "use": {
-            name: {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
-            for name, rows in used.items()
-        },
-        "ratios": {
-            n: round(sequential[n] / stats[n]["median_ms"], 3) for n in names if "_seq" not in n
-        },
+    ratios = {n: round(sequential[n] / stats[n]["median_ms"], 3) for n in names if "_seq" not in n}
+    use = {
+        name: {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
+        for name, rows in used.items()
     }
+    found = {"items": plan.items, "block": block, "workers": plan.workers, "subjects": stats}
+    return found | {"use": use, "ratios": ratios}
 
 
 async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> dict[str, Any]:
@@ -186,7 +169,9 @@ async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> 
         while True:
             await asyncio.sleep(0.001)
             now, cpu = time.perf_counter_ns(), time.thread_time_ns()
-            gaps.setdefault(recorder.label, []).append((now, now - last, cpu - last_cpu))
+            gaps.setdefault(getattr(recorder.local, "label", ""), []).append(
+                (now, now - last, cpu - last_cpu)
+            )
             last, last_cpu = now, cpu
 
     async with Client(server) as client:
@@ -203,10 +188,10 @@ async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> 
 
         def step(name: str) -> h.Step:
             async def timed(call: int) -> int:
-                recorder.label = name
+                recorder.local.label = name
                 took = await h.clock(ops[name](call))
                 await asyncio.sleep(0.003)  # the beats right after the call count for it too
-                recorder.label = ""
+                recorder.local.label = ""
                 return took
 
             return timed
@@ -246,12 +231,8 @@ async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> 
             f"section {h.ms(recorder.longest('section', name).took / 1e6)}, its longest engine call "
             + (f"`{own.what}` {h.ms(own.took / 1e6)}" if own.took else "none"),
         }
-    return {
-        "items": n,
-        "rounds": plan.stall_rounds,
-        "longest": [longest.what, longest.took / 1e6],
-        "ops": rows,
-    }
+    found = {"items": n, "rounds": plan.stall_rounds, "longest": [longest.what, longest.took / 1e6]}
+    return found | {"ops": rows}
 
 
 async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
@@ -269,10 +250,11 @@ def summarize(found: dict[str, Any]) -> h.Summary:
     for key, measured in tp["ratios"].items():
         (family, mode), u = key.split("_"), use[key]
         seq, count = f"{family}_sequential", block if mode == "tasks" else tp["workers"]
+        busy = [x["section_ns"] / x["block_ns"] for x in (u, use[seq])]
         note = (
-            f"the store busy (in sections) {u['section_ns'] / u['block_ns']:.0%} of a block, "
-            f"sequentially {use[seq]['section_ns'] / use[seq]['block_ns']:.0%}; per block "
-            f"{h.num(u['open'])} handle opens, {h.num(u['drop'])} drops, {h.num(u['refused'])} refused"
+            f"the store busy (in sections) {busy[0]:.0%} of a block, sequentially {busy[1]:.0%};"
+            f" per block {h.num(u['open'])} handle opens, {h.num(u['drop'])} drops,"
+            f" {h.num(u['refused'])} refused"
         )
         row = {"case": f"{family} {mode}", "subjects": {key: stats[key], seq: stats[seq]}}
         rows.append({**row, "ratios": {"sequential/subject": measured}, "note": note})
@@ -284,27 +266,28 @@ def summarize(found: dict[str, Any]) -> h.Summary:
         out.target(
             f"concurrency.{key}", label, measured, LIMITS[mode], where, why, higher_is_better=True
         )
-    (what, longest), ops = stalls["longest"], stalls["ops"]
-    for name, row in ops.items():
+    (what, longest), where = (
+        stalls["longest"],
+        f"{stalls['rounds']} calls, stores of {stalls['items']:,}",
+    )
+    for name, row in stalls["ops"].items():
         measured = round(row["longest_stall_ms"] / longest, 3)
         ratio = {"longest stall/longest engine call": measured}
         rows.append(
             {"case": name, "subjects": {"op": row["op"]}, "ratios": ratio, "note": row["why"]}
         )
         label = f"longest loop stall during `{name}` ≤ {STALL_LIMIT:g}x the longest engine call"
-        where = f"{stalls['rounds']} calls, stores of {stalls['items']:,}"
         key = f"concurrency.stall.{name.replace(' ', '_')}"
         out.target(key, label, measured, STALL_LIMIT, where, row["why"])
     note = (
-        f"Throughput: each round, each subject writes {block} new items into a fresh copy of a "
-        f"{tp['items']:,}-item store; tasks: one `asyncio.gather`; threads: {tp['workers']} "
-        f"threads sharing one store object; processes: {tp['workers']} worker processes on the "
-        f"same path; block times. Stalls: a heartbeat task sleeping 1 ms at a time beside "
-        f"{stalls['rounds']} calls of each operation on stores of {stalls['items']:,} nodes; a "
-        f"stall is a gap between beats beyond 1 ms; the run's longest engine call was `{what}` "
-        f"{h.ms(longest)}."
+        f"Throughput: each round every subject writes {block} new items into a fresh copy of a"
+        f" {tp['items']:,}-item store (tasks: one `asyncio.gather`; threads: {tp['workers']} sharing"
+        f" one store object; processes: {tp['workers']} on the same path), block times compared."
+        f" Stalls: gaps beyond 1 ms in a heartbeat task sleeping 1 ms at a time beside"
+        f" {stalls['rounds']} calls of each operation on stores of {stalls['items']:,} nodes, against"
+        f" the run's longest engine call (`{what}` {h.ms(longest)})."
     )
-    out.tables.append(h.cases_table("Concurrency", note, rows))
+    out.table("Concurrency", note, rows)
     return out
 
 

@@ -1,11 +1,10 @@
 """CrewAI: ``MnemosyneStorage`` against CrewAI's default LanceDB storage: ``save``, ``search``
-and save-then-search. Not in ``harness.SCRIPTS``: it needs the package's own environment.
-
-    cd packages/mnem-crewai && uv run python ../../benchmarks/bench_crewai.py [--smoke]
-"""
+and save-then-search. Not in ``harness.SCRIPTS``: it runs in ``packages/mnem-crewai``'s own
+environment (``cd packages/mnem-crewai && uv run python ../../benchmarks/bench_crewai.py``)."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -18,7 +17,7 @@ from crewai.memory.types import MemoryRecord
 
 from mnem_crewai import MnemosyneStorage
 
-DIMENSION = 3072
+DIMENSION, PAIR = 3072, "mnemosyne/lancedb"
 START = datetime(2026, 1, 1)
 
 
@@ -29,8 +28,7 @@ class Plan:
     searches: int = 200
 
 
-FULL = Plan()
-SMOKE = Plan((20,), 3, 3)
+FULL, SMOKE = Plan(), Plan((20,), 3, 3)
 
 
 def vector(seed: int) -> list[float]:
@@ -56,71 +54,54 @@ def fill(storage: Any, n: int) -> None:
         storage.save([make(i) for i in range(start, min(n, start + 10))])
 
 
-async def stores(scratch: h.Scratch, n: int) -> tuple[Path, Path]:
+async def bench(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
+    """``search`` (the whole store, one scope), ``save`` and a save then a search (CrewAI's
+    encoding: look for similar, then save) on copies of the same ``n`` records."""
+
     def ours(path: Path) -> None:
-        storage = MnemosyneStorage(path)
-        fill(storage, n)
-        storage.close()
+        with contextlib.closing(MnemosyneStorage(path)) as storage:
+            fill(storage, n)
 
     def theirs(path: Path) -> None:
-        storage = LanceDBStorage(path=str(path), vector_dim=DIMENSION)
-        fill(storage, n)
+        fill(storage := LanceDBStorage(path=str(path), vector_dim=DIMENSION), n)
         storage.optimize()
 
-    return await scratch.template(f"mnem-{n}", ours), await scratch.template(f"lance-{n}", theirs)
-
-
-async def bench(scratch: h.Scratch, plan: Plan, n: int) -> list[dict[str, Any]]:
-    ours_template, theirs_template = await stores(scratch, n)
-    ours_path, theirs_path = scratch.fresh(ours_template), scratch.fresh(theirs_template)
-    ours = MnemosyneStorage(ours_path)
-    theirs = LanceDBStorage(path=str(theirs_path), vector_dim=DIMENSION, compact_every=0)
-    query, rows = vector(-1), []
-
-    def row(what: str, samples: dict[str, list[int]], op: str, **more: Any) -> None:
-        label = f"{what}, n={n:,}"
-        rows.append(h.case(label, samples, "mnemosyne/lancedb", n=n, op=op, **more))
-
-    for scope in (None, "/team/3"):
-        engine = await h.engine_calls(lambda scope=scope: ours.search(query, scope_prefix=scope))
-        steps: dict[str, h.Step] = {
-            "mnemosyne": h.sync_step(lambda _, s=scope: ours.search(query, scope_prefix=s)),
-            "lancedb": h.sync_step(lambda _, s=scope: theirs.search(query, scope_prefix=s)),
-        }
-        samples = await h.interleave(steps, plan.searches, label=f"search n={n} scope={scope}")
-        where = "the whole store" if scope is None else f"scope {scope} ({n // 10} records)"
-        row(
-            f"search (limit 10) over {where}",
-            samples,
-            "search_scope" if scope else "search",
-            engine=engine,
-        )
-    fresh = iter(range(n, n + 10 * (2 * plan.saves + 10)))
-    engine = await h.engine_calls(lambda: ours.save([make(next(fresh))]), 3)
-    steps = {
-        "mnemosyne": h.sync_step(lambda _: ours.save([make(next(fresh))])),
-        "lancedb": h.sync_step(lambda _: theirs.save([make(next(fresh))])),
+    paths = [
+        scratch.fresh(await scratch.template(f"{k}-{n}", build))
+        for k, build in (("mnem", ours), ("lance", theirs))
+    ]
+    storages = {
+        "mnemosyne": MnemosyneStorage(paths[0]),
+        "lancedb": LanceDBStorage(path=str(paths[1]), vector_dim=DIMENSION, compact_every=0),
     }
-    samples = await h.interleave(steps, plan.saves, label=f"save n={n}")
-    row("save (one record)", samples, "save", engine=engine)
-
-    def save_then_search(storage: Any) -> h.Step:  # CrewAI's encoding: look for similar, then save
-        return h.sync_step(lambda _: (storage.save([make(next(fresh))]), storage.search(query)))
-
-    steps = {"mnemosyne": save_then_search(ours), "lancedb": save_then_search(theirs)}
-    samples = await h.interleave(steps, plan.saves, label=f"save then search n={n}")
-    row("save one record, then search (limit 10)", samples, "save_then_search")
-    ours.close()
-    scratch.discard(ours_path, theirs_path)
-    return rows
+    query, rows, fresh = vector(-1), [], iter(range(n, n + 10 * (2 * plan.saves + 10)))
+    for scope in (None, "/team/3"):
+        ops = {
+            name: lambda _, s=s, scope=scope: s.search(query, scope_prefix=scope)
+            for name, s in storages.items()
+        }
+        where = "the whole store" if scope is None else f"scope {scope} ({n // 10} records)"
+        name, op = f"search (limit 10) over {where}, n={n:,}", "search_scope" if scope else "search"
+        rows.append(await h.compare(name, ops, plan.searches, PAIR, count=10, n=n, op=op))
+    ops = {name: lambda _, s=s: s.save([make(next(fresh))]) for name, s in storages.items()}
+    rows.append(
+        await h.compare(
+            f"save (one record), n={n:,}", ops, plan.saves, PAIR, count=3, n=n, op="save"
+        )
+    )
+    ops = {
+        name: lambda _, s=s: (s.save([make(next(fresh))]), s.search(query))
+        for name, s in storages.items()
+    }
+    name = f"save one record, then search (limit 10), n={n:,}"
+    rows.append(await h.compare(name, ops, plan.saves, PAIR, n=n, op="save_then_search"))
+    storages["mnemosyne"].close()
+    scratch.discard(*paths)
+    return {"cases": rows}
 
 
 async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    found: list[dict[str, Any]] = []
-    for n in plan.sizes:
-        h.progress(f"save and search: n={n}")
-        found += await bench(scratch, plan, n)
-    return {"cases": found}
+    return await h.by_size(scratch, plan, bench, "save and search")
 
 
 if __name__ == "__main__":

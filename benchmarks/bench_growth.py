@@ -1,8 +1,5 @@
 """Growth: disk, resident memory and write time as the work grows, each adapter beside the peer
-its users would otherwise pick, each writer in a process of its own.
-
-    uv run python benchmarks/bench_growth.py [--smoke]    # writes results/growth.json
-"""
+its users would otherwise pick, each writer in a process of its own."""
 
 from __future__ import annotations
 
@@ -21,40 +18,30 @@ from typing import Any
 
 from harness import Scratch, Summary, Table, execute, num, progress
 
-ADAPTERS = {  # adapter: (peer, items per call of the workload)
-    "autogen": ("ListMemory + JSON", 1),
-    "langgraph": ("SqliteStore", 1),
-    "openai_agents": ("SQLiteSession", 4),
-    "agent_framework": ("FileHistoryProvider", 4),
-    "knowledge_graph": ("reference JSONL", 1),
+ADAPTERS = {  # adapter: its peer
+    "autogen": "ListMemory + JSON",
+    "langgraph": "SqliteStore",
+    "openai_agents": "SQLiteSession",
+    "agent_framework": "FileHistoryProvider",
+    "knowledge_graph": "reference JSONL",
 }
-SESSIONS = {  # many short sessions: adapter: peer
-    "openai_agents_sessions": "SQLiteSession",
-    "agent_framework_sessions": "FileHistoryProvider",
-}
+SESSIONS = {"openai_agents_sessions": "SQLiteSession", "agent_framework_sessions": "FileHistoryProvider"}  # fmt: skip
+SESSION_TURNS = 3
 
 
 @dataclass(frozen=True)
 class Plan:
     sizes: tuple[int, ...] = (250, 1_000, 4_000)
     one_store_up_to: int = 1_000
-    sessions: int = 200
+    sessions: int = 200  # many short sessions, of SESSION_TURNS turns each
 
 
-FULL = Plan()
-SMOKE = Plan(sizes=(8,), one_store_up_to=0, sessions=2)
-SESSION_TURNS = 3
+FULL, SMOKE = Plan(), Plan(sizes=(8,), one_store_up_to=0, sessions=2)
 
 
 def disk(path: Path) -> int:
-    return sum(
-        os.lstat(os.path.join(folder, name)).st_blocks * 512
-        for folder, _, names in os.walk(path)
-        for name in names
-    )
-
-
-# --- the writers, each run in a child process ---------------------------------------
+    found = (os.path.join(folder, name) for folder, _, names in os.walk(path) for name in names)
+    return sum(os.lstat(file).st_blocks * 512 for file in found)
 
 
 def text(i: int) -> str:
@@ -79,16 +66,12 @@ async def langgraph(path: Path, n: int, peer: bool) -> None:
 
     from mnem_langgraph import MnemosyneStore
 
-    if peer:
-        with SqliteStore.from_conn_string(str(path / "store.db")) as store:
+    opened = SqliteStore.from_conn_string(str(path / "store.db")) if peer else MnemosyneStore(path)
+    with opened as store:
+        if peer:
             store.setup()
-            for i in range(n):
-                store.put(("users", f"u{i % 10}"), f"k{i}", {"text": text(i)})
-        return
-    mnem_store = MnemosyneStore(path)
-    for i in range(n):
-        mnem_store.put(("users", f"u{i % 10}"), f"k{i}", {"text": text(i)})
-    mnem_store.close()
+        for i in range(n):
+            store.put(("users", f"u{i % 10}"), f"k{i}", {"text": text(i)})
 
 
 def turn(i: int) -> list[list[dict[str, Any]]]:
@@ -185,8 +168,7 @@ async def knowledge_graph(path: Path, n: int, peer: bool) -> None:
             lines.append(json.dumps({"type": "entity", "name": f"e{i}", "observations": [text(i)]}))
             (path / "memory.jsonl").write_text("\n".join(lines))
         return
-    memory = MemoryService(StoreSettings(path=path))
-    service = GraphService(memory)
+    service = GraphService(memory := MemoryService(StoreSettings(path=path)))
     for i in range(n):
         entity = graph.entity(f"e{i}", "fact", [text(i)])
         await service.change(lambda g, e=entity: graph.create_entities(g, [e]))
@@ -206,17 +188,10 @@ def child(adapter: str, subject: str, n: int, path: Path) -> None:
     print(json.dumps({"disk": disk(path), "resident": resident, "seconds": seconds}))
 
 
-# --- the run --------------------------------------------------------------------------
-
-
 def measure(scratch: Scratch, adapter: str, subject: str, n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=scratch.disk) as folder:
-        done = subprocess.run(
-            [sys.executable, __file__, "--child", adapter, subject, str(n), folder],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        child = [sys.executable, __file__, "--child", adapter, subject, str(n), folder]
+        done = subprocess.run(child, capture_output=True, text=True, check=True)
     found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return found | {"adapter": adapter, "subject": subject, "n": n}
 
@@ -225,8 +200,7 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     rows = []
     for adapter in ADAPTERS:
         for n in plan.sizes:
-            subjects = ["bounded", "peer"] + ["one store"] * (n <= plan.one_store_up_to)
-            for subject in subjects:
+            for subject in ["bounded", "peer"] + ["one store"] * (n <= plan.one_store_up_to):
                 progress(f"{adapter} {subject}: {n} items")
                 rows.append(measure(scratch, adapter, subject, n))
     for adapter in SESSIONS:
@@ -236,107 +210,63 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     return {"rows": rows}
 
 
-def exponent(rows: list[dict[str, Any]], key: str, low: int, high: int) -> float | None:
-    at = {row["n"]: row[key] for row in rows}
-    if low == high or low not in at or high not in at or at[low] <= 0:
-        return None
-    return math.log(at[high] / at[low]) / math.log(high / low)
-
-
 def summarize(found: dict[str, Any]) -> Summary:
-    rows = found["rows"]
-    sizes = sorted({row["n"] for row in rows if row["adapter"] in ADAPTERS})
+    out, table, many = Summary(), [], []
+    rows = {(r["adapter"], r["subject"], r["n"]): r for r in found["rows"]}
+    sizes = sorted({n for adapter, _, n in rows if adapter in ADAPTERS})
     low, high = (sizes[-2], sizes[-1]) if len(sizes) > 1 else (sizes[0], sizes[0])
-    out = Summary()
-    table = []
-    for adapter, (peer, _) in ADAPTERS.items():
-        mine = [r for r in rows if r["adapter"] == adapter and r["subject"] == "bounded"]
-        theirs = {r["n"]: r for r in rows if r["adapter"] == adapter and r["subject"] == "peer"}
-        one = {r["n"]: r for r in rows if r["adapter"] == adapter and r["subject"] == "one store"}
-        growth = exponent(mine, "disk", low, high)
-        biggest = max(mine, key=lambda r: r["n"])
-        per_item = biggest["disk"] / 1024 / biggest["n"]
-        resident = biggest["resident"] / 2**20
-        out.target(
-            f"growth.{adapter}.exponent",
-            f"{adapter}: disk grows at most as N^1.1 from {low:,} to {high:,} items",
-            growth,
-            1.1,
-            f"N^{num(growth or 0)}",
-            unit="",
-        )
-        out.target(
-            f"growth.{adapter}.per_item",
-            f"{adapter}: at most 24 KiB of disk per item at {high:,} items",
-            per_item,
-            24.0,
-            f"{high:,} items",
-            unit=" KiB",
-        )
-        out.target(
-            f"growth.{adapter}.resident",
-            f"{adapter}: a process that wrote {high:,} items holds at most 150 MiB",
-            resident,
-            150.0,
-            f"{high:,} items",
-            unit=" MiB",
-        )
-        for row in mine:
-            n = row["n"]
-            peer_row, one_row = theirs.get(n), one.get(n)
+    for adapter, peer in ADAPTERS.items():
+        mine = {n: r for (a, s, n), r in rows.items() if (a, s) == (adapter, "bounded")}
+        biggest, growth = mine[max(mine)], None
+        if low != high and low in mine and high in mine and mine[low]["disk"] > 0:
+            growth = math.log(mine[high]["disk"] / mine[low]["disk"]) / math.log(high / low)
+        for key, label, measured, limit, where, unit in (
+            ("exponent", f"disk grows at most as N^1.1 from {low:,} to {high:,} items", growth, 1.1, f"N^{num(growth or 0)}", ""),
+            ("per_item", f"at most 24 KiB of disk per item at {high:,} items", biggest["disk"] / 1024 / biggest["n"], 24.0, f"{high:,} items", " KiB"),
+            ("resident", f"a process that wrote {high:,} items holds at most 150 MiB", biggest["resident"] / 2**20, 150.0, f"{high:,} items", " MiB"),
+        ):  # fmt: skip
+            out.target(
+                f"growth.{adapter}.{key}", f"{adapter}: {label}", measured, limit, where, unit=unit
+            )
+        for n, row in mine.items():
+            three = [row, rows.get((adapter, "one store", n)), rows.get((adapter, "peer", n))]
             cells = [
                 "-" if r is None else f"{num(r[key] * times / per)} {unit}"
-                for key, times, per, unit in (
-                    ("disk", 1, 2**20, "MiB"),
-                    ("resident", 1, 2**20, "MiB"),
-                    ("seconds", 1000, n, "ms"),
-                )
-                for r in (row, one_row, peer_row)
-            ]
-            cells[2] += f" ({peer})" * (peer_row is not None)
+                for key, times, per, unit in (("disk", 1, 2**20, "MiB"), ("resident", 1, 2**20, "MiB"), ("seconds", 1000, n, "ms"))
+                for r in three
+            ]  # fmt: skip
+            cells[2] += f" ({peer})" * (three[2] is not None)
             table.append([adapter, f"{n:,}", *cells])
-    headers = [
-        "adapter", "items", "disk", "disk, one store", "disk, peer", "resident",
-        "resident, one store", "resident, peer", "write per item", "one store", "peer",
-    ]  # fmt: skip
+    headers = ["adapter", "items", "disk", "disk, one store", "disk, peer", "resident", "resident, one store", "resident, peer", "write per item", "one store", "peer"]  # fmt: skip
     note = (
-        "Items: a turn counts as 4. Disk: allocated bytes after the run; resident: the writer "
-        "process's peak; write per item: the whole run over N."
+        "Items: a turn counts as 4. Disk: allocated bytes after the run; resident: the writer"
+        " process's peak; write per item: the whole run over N."
     )
     out.tables.append(Table("Growth", note, headers, table))
-    many = []
     for adapter, peer_name in SESSIONS.items():
-        found = {r["subject"]: r for r in rows if r["adapter"] == adapter}
-        if not found:
+        both = {s: r for (a, s, _), r in rows.items() if a == adapter}
+        if not both:
             continue
-        mine, peer = found["bounded"], found["peer"]
-        per_session = mine["disk"] / 1024 / mine["n"]
+        n, resident = both["bounded"]["n"], both["bounded"]["resident"] / 2**20
+        kib = {s: r["disk"] / 1024 / r["n"] for s, r in both.items()}
+        ms = [f"{num(both[s]['seconds'] * 1000 / both[s]['n'])} ms" for s in ("bounded", "peer")]
+        label = f"{adapter}: a {SESSION_TURNS}-turn session in the default layout costs at most 256 KiB of disk"
         out.target(
             f"growth.{adapter}.per_session",
-            f"{adapter}: a {SESSION_TURNS}-turn session in the default layout costs at most"
-            " 256 KiB of disk",
-            per_session,
+            label,
+            kib["bounded"],
             256.0,
-            f"{mine['n']} sessions",
+            f"{n} sessions",
             unit=" KiB",
         )
-        many.append(
-            [
-                adapter,
-                f"{mine['n']:,}",
-                f"{num(per_session)} KiB",
-                f"{num(peer['disk'] / 1024 / peer['n'])} KiB ({peer_name})",
-                f"{num(mine['resident'] / 2**20)} MiB",
-                f"{num(mine['seconds'] * 1000 / mine['n'])} ms",
-                f"{num(peer['seconds'] * 1000 / peer['n'])} ms",
-            ]
-        )
+        per_session = [f"{num(kib['bounded'])} KiB", f"{num(kib['peer'])} KiB ({peer_name})"]
+        many.append([adapter, f"{n:,}", *per_session, f"{num(resident)} MiB", *ms])
     if many:
         headers = ["adapter", "sessions", "disk per session", "peer", "resident", "write per session", "peer"]  # fmt: skip
         note = (
             f"Sessions of {SESSION_TURNS} turns each (4 items a turn) in the default layout; an"
-            " Agents SDK session opened and closed for each conversation, one Agent Framework"
-            " provider for all. Disk after the run."
+            " Agents SDK session opened and closed per conversation, one Agent Framework provider"
+            " for all. Disk after the run."
         )
         out.tables.append(Table("Many short sessions", note, headers, many))
     return out
@@ -346,20 +276,16 @@ def draw(found: dict[str, Any], path: Path) -> bool:
     """Disk and write time against N, log-log, each adapter beside its peer."""
     import matplotlib.pyplot as plt
 
-    rows = found["rows"]
     figure, axes = plt.subplots(1, 2, figsize=(13, 5))
-    for adapter, (peer, _) in ADAPTERS.items():
+    for adapter, peer in ADAPTERS.items():
         for subject, style in (("bounded", "-o"), ("one store", ":x"), ("peer", "--")):
-            mine = sorted(
-                (r for r in rows if r["adapter"] == adapter and r["subject"] == subject),
-                key=lambda r: r["n"],
-            )
-            if not mine:
-                continue
-            label = f"{adapter} ({peer})" if subject == "peer" else f"{adapter}, {subject}"
-            xs = [r["n"] for r in mine]
-            line = axes[0].plot(xs, [r["disk"] / 2**20 for r in mine], style, label=label)[0]
-            axes[1].plot(xs, [r["seconds"] for r in mine], style, color=line.get_color())
+            mine = [r for r in found["rows"] if (r["adapter"], r["subject"]) == (adapter, subject)]
+            mine.sort(key=lambda r: r["n"])
+            if mine:
+                label = f"{adapter} ({peer})" if subject == "peer" else f"{adapter}, {subject}"
+                xs = [r["n"] for r in mine]
+                line = axes[0].plot(xs, [r["disk"] / 2**20 for r in mine], style, label=label)[0]
+                axes[1].plot(xs, [r["seconds"] for r in mine], style, color=line.get_color())
     for ax, title in zip(axes, ("disk (MiB)", "time to write them all (s)"), strict=True):
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -1,13 +1,11 @@
 """History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, per adapter,
-each in a new process, with the longest hold of the store; and ``mnem-history html``.
-
-    uv run python benchmarks/bench_history.py [--smoke]    # writes results/history.json
-"""
+each in a new process, with the longest hold of the store; and ``mnem-history html``."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import resource
 import subprocess
@@ -37,7 +35,6 @@ CALLS = {  # each adapter's operations, as the report names them (n: the node ne
     "langgraph": {"why": "`why(ns, 'k0')`", "history": "`history()`"},
     "mcp": {"why": "`why(n)`", "history": "`history(n, limit=20)`", "when_did": "`when_did(n)`"},
 }
-Call = Callable[[], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -47,8 +44,7 @@ class Plan:
     together: bool = False  # run one adapter's processes at once (smoke only)
 
 
-FULL = Plan()
-SMOKE = Plan(commits=40, warm_reps=2, together=True)
+FULL, SMOKE = Plan(), Plan(commits=40, warm_reps=2, together=True)
 
 
 def text(i: int) -> MemoryContent:
@@ -58,13 +54,12 @@ def text(i: int) -> MemoryContent:
 async def build(adapter: str, path: Path, commits: int) -> None:
     """``commits`` commits through the adapter's public API (see the module docstring)."""
     if adapter == "autogen":
-        memory = MnemosyneMemory("bench", path)
-        async with memory.batch():
-            for i in range(NODES):
+        async with h.using(MnemosyneMemory("bench", path)) as memory:
+            async with memory.batch():
+                for i in range(NODES):
+                    await memory.add(text(i))
+            for i in range(NODES, NODES + commits - 1):
                 await memory.add(text(i))
-        for i in range(NODES, NODES + commits - 1):
-            await memory.add(text(i))
-        await memory.close()
     elif adapter == "langgraph":
         with MnemosyneStore(path) as store:
             store.batch([PutOp(("bench",), f"k{i}", {"rev": 0}) for i in range(NODES)])
@@ -84,7 +79,7 @@ async def build(adapter: str, path: Path, commits: int) -> None:
 
 async def operation(
     adapter: str, op: str, store: str, commits: int, stack: contextlib.AsyncExitStack
-) -> Call:
+) -> Callable[[], Awaitable[Any]]:
     """The call under test, on a fresh adapter object."""
     if adapter == "autogen":
         memory = MnemosyneMemory("bench", store)
@@ -94,12 +89,8 @@ async def operation(
         def past_half(items: list[MemoryContent]) -> bool:
             return any(int(str(item.content).rsplit(" ", 1)[1]) >= half for item in items)
 
-        calls = {
-            "why": lambda: memory.why(first),
-            "history": memory.history,
-            "when_did": lambda: memory.when_did(past_half),
-        }
-        return calls[op]
+        calls = {"why": lambda: memory.why(first), "when_did": lambda: memory.when_did(past_half)}
+        return calls.get(op, memory.history)
     if adapter == "langgraph":
         graph = MnemosyneStore(store)
         stack.callback(graph.close)
@@ -127,7 +118,7 @@ async def contender(store: str, recorder: h.Recorder, *, thread: bool) -> AsyncI
     claim, stop, waits = open_store(store, author="bench", create=False), threading.Event(), [0]
 
     def ask() -> None:
-        recorder.label = "contender"
+        recorder.local.label = "contender"
         while not stop.wait(0.002):
             started = time.perf_counter_ns()
             with claim.session():
@@ -157,9 +148,9 @@ async def child(adapter: str, op: str, store: str, commits: int, reps: int) -> d
         call = await operation(adapter, op, store, commits, stack)
         with recorder.observing():
             async with contender(store, recorder, thread=adapter == "langgraph") as waits:
-                recorder.label = "cold"
+                recorder.local.label = "cold"
                 cold = await h.clock(call())
-            recorder.label = "warm"
+            recorder.local.label = "warm"
             warm = [await h.clock(call()) for _ in range(reps)]
         warm_profile = await h.profile(3, call)
     hold = recorder.longest("turn", "cold")
@@ -196,10 +187,8 @@ async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     rows, views = [], {}
     for adapter, ops in CALLS.items():
         h.progress(f"{adapter}: building a store of {plan.commits:,} commits")
-        started = time.monotonic()
-        template = await scratch.template(
-            adapter, lambda path, a=adapter: build(a, path, plan.commits)
-        )
+        started, made = time.monotonic(), functools.partial(build, adapter, commits=plan.commits)
+        template = await scratch.template(adapter, made)
         views[adapter] = {"build_s": time.monotonic() - started}
         stores = [scratch.fresh(template) for _ in ops]
         views[adapter] |= view_html(stores[0])
@@ -237,14 +226,13 @@ def summarize(found: dict[str, Any]) -> h.Summary:
     held = sorted(reads, key=lambda r: -r["hold_ms"])
     over = [f"{r['adapter']} `{r['op']}` {h.ms(r['hold_ms'])} ({r['hold_why']})" for r in held]
     why = (
-        "A walk keeps its turn until 50 ms have passed and someone waits, then lets go at its "
-        "next pause, so a hold is about 50 ms plus the step in progress. Holds over the limit: "
+        "A walk keeps its turn until 50 ms have passed and someone waits, then lets go at its next"
+        " pause: a hold is about 50 ms plus the step in progress. Holds over the limit: "
         + "; ".join(over[: sum(r["hold_ms"] > HOLD_LIMIT_MS for r in held)])
-        + ". One engine call cannot be cut: `state_at` of a past commit looks the commit up by "
-        "scanning every object of the store, about a second on the AutoGen store of 3,100 items, "
-        "and `when_did` bisects over past states. `why` and `history` no longer make such a "
-        "call: `why` is answered from the checked change record and HEAD's state is read as the "
-        "working memory (about 0.16 s there, the decoding of every node)."
+        + ". `when_did` bisects over past states with `state_at`, one engine call that cannot be"
+        " cut (it scans every object of the store: about a second on the AutoGen store of 3,100"
+        " items); `why` (answered from the checked change record) and `history` make no such call"
+        " but read HEAD's state as the working memory (about 0.16 s there)."
     )
     label = f"longest continuous hold of the store by a read at {commits:,} commits ≤ {HOLD_LIMIT_MS:g} ms"
     where = f"{held[0]['adapter']} `{held[0]['op']}`, cold"
@@ -258,18 +246,16 @@ def summarize(found: dict[str, Any]) -> h.Summary:
     label = (
         f"`mnem-history html` on a {commits:,}-commit store ≤ {VIEW_LIMIT_S:g} s, in a new process"
     )
-    why = f"{h.num(views[slowest]['cpu_s'])} s of CPU."
-    out.target(
-        "history.view_html", label, views[slowest]["wall_s"], VIEW_LIMIT_S, slowest, why, " s"
-    )
+    why, wall = f"{h.num(views[slowest]['cpu_s'])} s of CPU.", views[slowest]["wall_s"]
+    out.target("history.view_html", label, wall, VIEW_LIMIT_S, slowest, why, " s")
     note = (
-        f"A store of {commits:,} commits per adapter. Cold: the first call in a new process; "
-        "warm: the median (and max) of the repeats; hold: the longest turn the cold call kept "
-        "while another caller asked for the store every 2 ms; section: its longest run of engine "
-        "calls without a pause. `mnem-history html`: `python -m mnem_adapter_kit.view --store S "
-        "html --out F` in a new process."
+        f"A store of {commits:,} commits per adapter. Cold: the first call in a new process; warm:"
+        " the median (and max) of the repeats; hold: the longest turn the cold call kept while"
+        " another caller asked for the store every 2 ms; section: its longest run of engine calls"
+        " without a pause. `mnem-history html`: `python -m mnem_adapter_kit.view --store S html"
+        " --out F` in a new process."
     )
-    out.tables.append(h.cases_table("History", note, rows))
+    out.table("History", note, rows)
     return out
 
 

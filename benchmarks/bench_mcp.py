@@ -1,8 +1,5 @@
 """MCP: ``mnem-mcp`` against the reference memory server (npm, installed under
-``benchmarks/.work/npm`` on first use; skipped without node), both over stdio.
-
-    uv run python benchmarks/bench_mcp.py [--smoke]    # writes results/mcp.json
-"""
+``benchmarks/.work/npm`` on first use; skipped without node), both over stdio."""
 
 from __future__ import annotations
 
@@ -15,6 +12,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,9 @@ from mcp import Client, StdioServerParameters
 REFERENCE = "@modelcontextprotocol/server-memory"
 LOCKED = h.BENCH_DIR.parent / "scripts" / "ci" / "npm" / "reference-memory"
 NPM_DIR = h.BENCH_DIR / ".work" / "npm"
+OBSERVATIONS = 5
 Make = Callable[[int, int], tuple[str, dict[str, Any]]]  # (call number, key) -> tool, arguments
+# fmt: off
 OURS: dict[str, Make] = {
     "add": lambda i, k: ("remember", {"node_id": f"user/new-{i}", "content": note(i)}),
     "update": lambda i, k: ("remember", {"node_id": f"user/fact-{k}", "content": f"revised {i}"}),
@@ -32,28 +32,20 @@ OURS: dict[str, Make] = {
 }
 THEIRS: dict[str, Make] = {
     "add": lambda i, k: ("create_entities", {"entities": [entity(f"new-{i}", i)]}),
-    "update": lambda i, k: (
-        "add_observations",
-        {"observations": [{"entityName": f"fact-{k}", "contents": [f"revised {i}"]}]},
-    ),
+    "update": lambda i, k: ("add_observations", observation(f"fact-{k}", f"revised {i}")),
     "read": lambda i, k: ("open_nodes", {"names": [f"fact-{k}"]}),
 }
+GRAPH: dict[str, Make] = {  # the same tools on both servers
+    "add_observations": lambda i, k: ("add_observations", observation(f"entity-{k}", f"seen again, {i}")),
+    "search_nodes": lambda i, k: ("search_nodes", {"query": f"observation 3 of entity-{k} "}),
+}
+# fmt: on
 NAMES = {
     "floor": "`list_tools` both (no store: the transport)",
     "add": "`remember` of a new note against `create_entities`",
     "update": "`remember` over a note against `add_observations`",
     "read": "`recall` against `open_nodes`",
 }
-
-
-GRAPH: dict[str, Make] = {
-    "add_observations": lambda i, k: (
-        "add_observations",
-        {"observations": [{"entityName": f"entity-{k}", "contents": [f"seen again, {i}"]}]},
-    ),
-    "search_nodes": lambda i, k: ("search_nodes", {"query": f"observation 3 of entity-{k} "}),
-}
-OBSERVATIONS = 5
 
 
 @dataclass(frozen=True)
@@ -63,8 +55,7 @@ class Plan:
     graph_entities: int = 1_000
 
 
-FULL = Plan()
-SMOKE = Plan(sizes=(20,), reps=3, graph_entities=20)
+FULL, SMOKE = Plan(), Plan(sizes=(20,), reps=3, graph_entities=20)
 
 
 def note(i: int) -> str:
@@ -73,6 +64,10 @@ def note(i: int) -> str:
 
 def entity(name: str, i: int) -> dict[str, Any]:
     return {"name": name, "entityType": "fact", "observations": [note(i)]}
+
+
+def observation(name: str, text: str) -> dict[str, Any]:
+    return {"observations": [{"entityName": name, "contents": [text]}]}
 
 
 def reference_command() -> tuple[list[str] | None, str]:
@@ -106,109 +101,86 @@ def reference_command() -> tuple[list[str] | None, str]:
     return [node, str(entry)], ""
 
 
-def steps_of(
-    prefix: str, client: Client, calls: dict[str, Make], keys: list[int]
-) -> dict[str, h.Step]:
-    """A step per call of ``calls``, and ``list_tools`` as the floor, on ``client``."""
-
-    def step(make: Make) -> h.Step:
-        async def timed(i: int) -> int:
-            tool, arguments = make(i, keys[i])
-            return await h.clock(h.call_tool(client, tool, **arguments))
-
-        return timed
-
-    found: dict[str, h.Step] = {f"{prefix}_floor": lambda i: h.clock(client.list_tools())}
-    return found | {f"{prefix}_{op}": step(make) for op, make in calls.items()}
-
-
-async def bench_size(
-    scratch: h.Scratch, plan: Plan, n: int, reference: list[str] | None
-) -> dict[str, Any]:
-    notes = [(f"user/fact-{i}", note(i)) for i in range(n)]
-    served = scratch.fresh(await scratch.template(f"mcp-{n}", lambda path: h.fill(path, notes)))
+async def serve_both(
+    scratch: h.Scratch, plan: Plan, reference: list[str] | None, name: str, n: int,
+    mnem: list[str], jsonl: str | None, warm: dict[str, Any], calls: dict[str, dict[str, Make]],
+    pairs: list[str],
+) -> dict[str, Any]:  # fmt: skip
+    """``calls`` and ``list_tools`` (the floor) on ``mnem-mcp`` (run with ``mnem``) and on the
+    reference (its memory file holding ``jsonl``) in the same rounds, after a first, untimed
+    ``warm`` (tool, arguments) on each; a call's arguments come from its number and a key."""
     folder, keys = scratch.fresh(), random.Random(n).choices(range(n), k=plan.reps + 2)
+    if jsonl is not None:
+        (folder / "memory.jsonl").write_text(jsonl, encoding="utf-8")
+    mnem_args = ["-m", "mnem_mcp", *mnem]  # with this process's environment
+    servers = {
+        "mnem": StdioServerParameters(command=sys.executable, args=mnem_args, env=dict(os.environ))
+    }
+    if reference is not None:
+        env = {"MEMORY_FILE_PATH": str(folder / "memory.jsonl")}
+        servers["ref"] = StdioServerParameters(command=reference[0], args=reference[1:], env=env)
+    ops: dict[str, Callable[[int], Any]] = {}
     async with AsyncExitStack() as stack:
-        command = ["-m", "mnem_mcp", "--store", str(served)]  # with this process's environment
-        server = StdioServerParameters(command=sys.executable, args=command, env=dict(os.environ))
-        ours = await stack.enter_async_context(Client(server))
-        await h.call_tool(ours, "recall", node_id="user/fact-0")
-        steps = steps_of("mnem", ours, OURS, keys)
-        if reference is not None:
-            env = {"MEMORY_FILE_PATH": str(folder / "memory.jsonl")}
-            server = StdioServerParameters(command=reference[0], args=reference[1:], env=env)
-            theirs = await stack.enter_async_context(Client(server))
-            await h.call_tool(
-                theirs, "create_entities", entities=[entity(f"fact-{i}", i) for i in range(n)]
-            )
-            steps |= steps_of("ref", theirs, THEIRS, keys)
-        samples = await h.interleave(steps, plan.reps, label=f"n={n}")
-    scratch.discard(served, folder)
-    stats = h.summaries(samples)
-    pairs = h.ratios(stats, *(f"mnem_{p}/ref_{p}" for p in NAMES))
-    return {"case": f"n={n:,}", "n": n, "subjects": stats, "ratios": pairs}
+        for side, server in servers.items():
+            client = await stack.enter_async_context(Client(server))
+            await h.call_tool(client, warm[side][0], **warm[side][1])
+            ops[f"{side}_floor"] = lambda _, client=client: client.list_tools()
+            for op, make in calls[side].items():
+                ops[f"{side}_{op}"] = partial(call, client, make, keys)
+        row = await h.compare(name, ops, plan.reps, *pairs, n=n)
+    scratch.discard(folder)
+    return row
+
+
+def call(client: Client, make: Make, keys: list[int], i: int) -> Any:
+    tool, arguments = make(i, keys[i])
+    return h.call_tool(client, tool, **arguments)
 
 
 def graph_jsonl(n: int) -> str:
     """A reference server's ``memory.jsonl`` of ``n`` entities, 5 observations each."""
-    lines = [
-        {
-            "type": "entity",
-            "name": f"entity-{i}",
-            "entityType": "fact",
-            "observations": [f"observation {j} of entity-{i} " for j in range(OBSERVATIONS)],
-        }
-        for i in range(n)
-    ]
+    seen = [[f"observation {j} of entity-{i} " for j in range(OBSERVATIONS)] for i in range(n)]
+    lines = (
+        {"type": "entity", "name": f"entity-{i}", "entityType": "fact", "observations": o}
+        for i, o in enumerate(seen)
+    )
     return "\n".join(json.dumps(line) for line in lines)
 
 
 def imported(path: Path, n: int) -> None:
     """A store at ``path`` holding :func:`graph_jsonl`'s graph, imported as a user would."""
     path.mkdir(parents=True)
-    (path.parent / f"{path.name}.jsonl").write_text(graph_jsonl(n), encoding="utf-8")
-    load = ["-m", "mnem_mcp", "import-memory-jsonl", str(path.parent / f"{path.name}.jsonl")]
-    subprocess.run([sys.executable, *load, "--store", str(path)], check=True, capture_output=True)
-
-
-async def bench_graph(
-    scratch: h.Scratch, plan: Plan, reference: list[str] | None
-) -> dict[str, Any]:
-    """The graph tools on both servers, each holding the same graph, in the same rounds."""
-    n = plan.graph_entities
-    served = scratch.fresh(await scratch.template(f"graph-{n}", lambda path: imported(path, n)))
-    folder = scratch.fresh()
-    (folder / "memory.jsonl").write_text(graph_jsonl(n), encoding="utf-8")
-    keys = random.Random(n).choices(range(n), k=plan.reps + 2)
-    async with AsyncExitStack() as stack:
-        command = ["-m", "mnem_mcp", "--store", str(served), "--tools", "knowledge-graph"]
-        server = StdioServerParameters(command=sys.executable, args=command, env=dict(os.environ))
-        ours = await stack.enter_async_context(Client(server))
-        await h.call_tool(ours, "read_graph")
-        steps = steps_of("mnem", ours, GRAPH, keys)
-        if reference is not None:
-            env = {"MEMORY_FILE_PATH": str(folder / "memory.jsonl")}
-            server = StdioServerParameters(command=reference[0], args=reference[1:], env=env)
-            theirs = await stack.enter_async_context(Client(server))
-            await h.call_tool(theirs, "read_graph")
-            steps |= steps_of("ref", theirs, GRAPH, keys)
-        samples = await h.interleave(steps, plan.reps, label=f"graph of {n}")
-    scratch.discard(served, folder)
-    stats = h.summaries(samples)
-    pairs = h.ratios(stats, *(f"mnem_{p}/ref_{p}" for p in GRAPH))
-    return {"case": f"{n:,} entities x {OBSERVATIONS}", "n": n, "subjects": stats, "ratios": pairs}
+    (source := path.parent / f"{path.name}.jsonl").write_text(graph_jsonl(n), encoding="utf-8")
+    load = ["-m", "mnem_mcp", "import-memory-jsonl", str(source), "--store", str(path)]
+    subprocess.run([sys.executable, *load], check=True, capture_output=True)
 
 
 async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
     reference, skipped = reference_command()
     if skipped:
         h.progress(f"the reference server is skipped: {skipped}")
-    rows = []
+    rows, both = [], partial(serve_both, scratch, plan, reference)
     for n in plan.sizes:
         h.progress(f"mnem-mcp and the reference server over stdio: n={n}")
-        rows.append(await bench_size(scratch, plan, n, reference))
-    h.progress(f"the graph tools on both servers: {plan.graph_entities} entities")
-    graph = await bench_graph(scratch, plan, reference)
+        notes = [(f"user/fact-{i}", note(i)) for i in range(n)]
+        served = scratch.fresh(await scratch.template(f"mcp-{n}", partial(h.fill, nodes=notes)))
+        entities = [entity(f"fact-{i}", i) for i in range(n)]
+        warm = {
+            "mnem": ("recall", {"node_id": "user/fact-0"}),
+            "ref": ("create_entities", {"entities": entities}),
+        }
+        pairs = [f"mnem_{p}/ref_{p}" for p in NAMES]
+        calls = {"mnem": OURS, "ref": THEIRS}
+        rows.append(await both(f"n={n:,}", n, ["--store", str(served)], None, warm, calls, pairs))
+        scratch.discard(served)
+    n = plan.graph_entities
+    h.progress(f"the graph tools on both servers: {n} entities")
+    served = scratch.fresh(await scratch.template(f"graph-{n}", partial(imported, n=n)))
+    args = ["--store", str(served), "--tools", "knowledge-graph"]
+    warm = dict.fromkeys(("mnem", "ref"), ("read_graph", {}))
+    pairs, name = [f"mnem_{p}/ref_{p}" for p in GRAPH], f"{n:,} entities x {OBSERVATIONS}"
+    graph = await both(name, n, args, graph_jsonl(n), warm, {"mnem": GRAPH, "ref": GRAPH}, pairs)
+    scratch.discard(served)
     locked = json.loads((LOCKED / "package-lock.json").read_text(encoding="utf-8"))
     version = locked["packages"][f"node_modules/{REFERENCE}"]["version"]
     found = {"reference": f"{REFERENCE}@{version}", "skipped": skipped}
@@ -216,32 +188,28 @@ async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
 
 
 def summarize(found: dict[str, Any]) -> h.Summary:
+    rows, graph, skipped = found["round_trips"], found["graph"], found["skipped"]
     note = (
         f"No target: context. The reference: `{found['reference']}` on node. Pairs: "
         + "; ".join(f"`{p}`: {name}" for p, name in NAMES.items())
         + "."
-        + (f" **The reference was skipped**: {found['skipped']}." if found["skipped"] else "")
+        + (f" **The reference was skipped**: {skipped}." if skipped else "")
     )
-    rows, graph = found["round_trips"], found["graph"]
-    pairs = [
-        *((f"{p}, {r['case']}", r["ratios"].get(f"mnem_{p}/ref_{p}")) for r in rows for p in NAMES),
-        *(
-            (f"{p}, {r['case']}", r["ratios"].get(f"mnem_{p}/ref_{p}"))
-            for r in graph
-            for p in GRAPH
-        ),
-    ]
-    ratio = {name: value for name, value in pairs if value}  # none without the reference
+    ratio = {
+        f"{p}, {r['case']}": value
+        for r, ops in [*((r, NAMES) for r in rows), *((r, GRAPH) for r in graph)]
+        for p in ops
+        if (value := r["ratios"].get(f"mnem_{p}/ref_{p}"))  # none without the reference
+    }
     graph_note = (
-        "No target: context. The same tools on both servers (`--tools knowledge-graph`): "
-        "`add_observations` of one observation to a random entity, `search_nodes` for one "
-        "entity's observation; medians, and the ratio ours / the reference."
+        "No target: context. The same tools on both servers (`--tools knowledge-graph`):"
+        " `add_observations` of one observation to a random entity, `search_nodes` for one"
+        " entity's observation; medians, and the ratio ours / the reference."
     )
-    tables = [
-        h.cases_table("MCP round trips over stdio", note, rows),
-        h.cases_table("The knowledge graph's tools on both servers", graph_note, graph),
-    ]
-    return h.Summary(tables=tables, charts={"mnem-mcp / reference server (medians)": ratio})
+    out = h.Summary(charts={"mnem-mcp / reference server (medians)": ratio})
+    out.table("MCP round trips over stdio", note, rows)
+    out.table("The knowledge graph's tools on both servers", graph_note, graph)
+    return out
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import cProfile
 import datetime
+import functools
 import gc
 import importlib.metadata
 import inspect
@@ -24,10 +25,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import mnem
 
@@ -38,7 +39,7 @@ RESULTS = BENCH_DIR / "results"
 # bench_<name>.py, and the package families whose versions a result names
 SCRIPTS = ("autogen", "langgraph", "mcp", "openai_agents", "agent_framework", "concurrency", "history", "growth")  # fmt: skip
 FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "agent", "matplotlib", "crewai", "lancedb"}  # fmt: skip
-
+T = TypeVar("T")
 Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
 
@@ -57,14 +58,13 @@ def machine() -> dict[str, Any]:
         return done.stdout.strip()
 
     found = ((d.metadata["Name"], d.version) for d in importlib.metadata.distributions())
-    packages = dict(sorted((name, v) for name, v in found if name.split("-")[0] in FAMILIES))
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg()[0],
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "packages": packages,
+        "packages": dict(sorted((n, v) for n, v in found if n.split("-")[0] in FAMILIES)),
         "commit": git("rev-parse", "HEAD")[:12],
         "packages_dirty": bool(git("status", "--porcelain", "--", "../packages")),
     }
@@ -82,19 +82,20 @@ def summaries(samples: Mapping[str, list[int]]) -> dict[str, dict[str, float]]:
     return {name: summary(found) for name, found in samples.items() if found}
 
 
-def ratios(stats: Mapping[str, Mapping[str, float]], *pairs: str) -> dict[str, float]:
-    found = {}
+def case(name: str, samples: Mapping[str, list[int]], *pairs: str, **more: Any) -> dict[str, Any]:
+    """A result row: its name, each subject's statistics, the ratios ``pairs`` of their medians
+    (where both subjects ran), and ``more``."""
+    stats, ratios = summaries(samples), {}
     for pair in pairs:
         subject, anchor = pair.split("/")
         if subject in stats and anchor in stats:
-            found[pair] = round(stats[subject]["median_ms"] / stats[anchor]["median_ms"], 3)
-    return found
+            ratios[pair] = round(stats[subject]["median_ms"] / stats[anchor]["median_ms"], 3)
+    return {"case": name, "subjects": stats, "ratios": ratios, **more}
 
 
-def case(name: str, samples: Mapping[str, list[int]], *pairs: str, **more: Any) -> dict[str, Any]:
-    """A result row: its name, each subject's statistics, the ratios ``pairs``, and ``more``."""
-    stats = summaries(samples)
-    return {"case": name, "subjects": stats, "ratios": ratios(stats, *pairs), **more}
+async def settle(result: Any) -> Any:
+    """``result``, awaited if it is awaitable: one helper for sync and async calls."""
+    return await result if inspect.isawaitable(result) else result
 
 
 async def clock(call: Awaitable[Any]) -> int:
@@ -103,12 +104,21 @@ async def clock(call: Awaitable[Any]) -> int:
     return time.perf_counter_ns() - start
 
 
-def sync_step(call: Callable[[int], Any]) -> Step:
+def timed(op: Callable[[int], Any], before: Callable[[int], Any] | None = None) -> Step:
+    """A step timing ``op(call)`` after an untimed ``before(call)``; when ``op`` returns an
+    awaitable, only awaiting it is timed."""
 
     async def step(i: int) -> int:
+        if before is not None:
+            await settle(before(i))
         start = time.perf_counter_ns()
-        call(i)
-        return time.perf_counter_ns() - start
+        result = op(i)
+        end = time.perf_counter_ns()
+        if inspect.isawaitable(result):
+            start = time.perf_counter_ns()
+            await result
+            end = time.perf_counter_ns()
+        return end - start
 
     return step
 
@@ -136,13 +146,84 @@ async def interleave(
     return samples
 
 
+async def compare(
+    name: str,
+    ops: Mapping[str, Callable[[int], Any]],
+    rounds: int,
+    *pairs: str,
+    count: int = 0,
+    before: Callable[[str, int], Any] | None = None,
+    **more: Any,
+) -> dict[str, Any]:
+    """The row of ``ops`` (sync or async) timed in the same rounds, each after an untimed
+    ``before(name, call)``; with ``count``, the first op's engine calls (``count`` calls)."""
+    if count:
+        more["engine"] = await engine_calls(functools.partial(next(iter(ops.values())), 0), count)
+    steps = {k: timed(op, before and functools.partial(before, k)) for k, op in ops.items()}
+    return case(name, await interleave(steps, rounds, label=name), *pairs, **more)
+
+
+@contextlib.asynccontextmanager
+async def using(adapter: T, warm: Callable[[T], Any] | None = None) -> AsyncIterator[T]:
+    """``adapter`` after its first, untimed call ``warm``; closed (sync or async) afterwards."""
+    if warm is not None:
+        await settle(warm(adapter))
+    yield adapter
+    await settle(adapter.close())  # type: ignore[attr-defined]
+
+
+async def against_raw(
+    scratch: Scratch,
+    template: Path,
+    opened: Callable[[Path], contextlib.AbstractAsyncContextManager[T]],
+    write: Callable[[T, int], Any],
+    first: int,
+    rounds: int,
+    name: str,
+    who: str = "adapter",
+    store: Callable[[Path], Path] = Path,
+    **more: Any,
+) -> dict[str, Any]:
+    """Writes (``write(adapter, first + call)``) on a copy of ``template`` against a raw engine
+    commit of what each wrote in a rehearsal on another copy (``store``: the engine store)."""
+    head, rehearsal = heads(store(template)), scratch.fresh(template)
+    async with opened(rehearsal) as adapter:
+        numbers = iter(range(first, first + rounds + 3))
+        engine = await engine_calls(lambda: write(adapter, next(numbers)), rounds + 2)
+    changes = commits_after(store(rehearsal), head)  # what each write (warm-ups too) committed
+    mine, floor = scratch.fresh(template), scratch.fresh(template)
+    raw = RawStore(store(floor))
+    async with opened(mine) as adapter:
+        ops = {
+            who: lambda call: write(adapter, first + call),
+            "raw_commit": lambda call: raw.replay(changes[call]),
+        }
+        row = await compare(name, ops, rounds, f"{who}/raw_commit", engine=engine, **more)
+    scratch.discard(rehearsal, mine, floor)
+    return row
+
+
+async def by_size(
+    scratch: Scratch, plan: Any, bench: Callable[..., Awaitable[dict[str, Any]]], label: str
+) -> dict[str, Any]:
+    """``bench(scratch, plan, n)`` at each of ``plan.sizes``: its lists of rows and its dicts
+    (profiles) joined."""
+    found: dict[str, Any] = {}
+    for n in plan.sizes:
+        progress(f"{label}: n={n}")
+        for key, got in (await bench(scratch, plan, n)).items():
+            found[key] = (
+                found.get(key, []) + got if isinstance(got, list) else found.get(key, {}) | got
+            )
+    return found
+
+
 async def profile(calls: int, op: Callable[[], Any]) -> list[list[Any]]:
     """cProfile ``calls`` calls of ``op`` (sync or async): the top functions by own time, per call."""
     found = cProfile.Profile()
     for _ in range(calls):
         found.enable()
-        if inspect.isawaitable(result := op()):
-            await result
+        await settle(op())
         found.disable()
     rows = []  # [function, calls, own ms, cumulative ms], per call of op
     for (path, line, func), (_, ncalls, own, cumulative, _) in pstats.Stats(found).stats.items():
@@ -165,27 +246,17 @@ class Event(NamedTuple):
 
 
 class Recorder:
-    """The kit's events while :meth:`observing`, filed under their thread's :attr:`label`."""
+    """The kit's events while :meth:`observing`, filed under their thread's ``local.label``."""
 
     def __init__(self) -> None:
-        self._local = threading.local()
+        self.local = threading.local()
         self.events: list[Event] = []
 
-    @property
-    def label(self) -> str:
-        return getattr(self._local, "label", "")
-
-    @label.setter
-    def label(self, value: str) -> None:
-        self._local.label = value
-
     def __call__(self, kind: str, what: str, start: int, end: int) -> None:
-        self.events.append(Event(kind, what, start, end, self.label))
+        self.events.append(Event(kind, what, start, end, getattr(self.local, "label", "")))
 
-    @contextlib.contextmanager
-    def observing(self) -> Iterator[Recorder]:
-        with observe(self):
-            yield self
+    def observing(self) -> contextlib.AbstractContextManager[Any]:
+        return observe(self)
 
     def of(self, kind: str, label: str | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and label in (None, e.label)]
@@ -214,8 +285,7 @@ async def engine_calls(op: Callable[[], Any], calls: int = 10) -> dict[str, dict
     recorder = Recorder()
     for call in range(calls + 1):
         with recorder.observing() if call else contextlib.nullcontext():
-            if inspect.isawaitable(result := op()):
-                await result
+            await settle(op())
     return recorder.engine(per=calls)
 
 
@@ -238,8 +308,7 @@ class Scratch:
         """The template ``key``, built by ``build(path)`` (sync or async) the first time."""
         if key not in self._templates:
             path = self.ram / f"t{len(self._templates)}"
-            if inspect.isawaitable(building := build(path)):
-                await building
+            await settle(build(path))
             self._templates[key] = path
         return self._templates[key]
 
@@ -383,6 +452,13 @@ class Summary:
     def target(self, *args: Any, **kwargs: Any) -> None:
         self.targets.append(Target(*args, **kwargs))
 
+    def table(self, title: str, note: str, rows: list[dict[str, Any]]) -> None:
+        """Rows of ``{"case", "subjects": stats, "ratios", "engine"?, "note"?}``, a line each."""
+        keys = {"medians": "subjects", "ratios": "ratios", "engine calls per call": "engine"}
+        shown = [c for c in CELLS if any(keys.get(c, c) in row for row in rows)]
+        cells = [[r["case"], *(CELLS[c](r) if keys.get(c, c) in r else "" for c in shown)] for r in rows]  # fmt: skip
+        self.tables.append(Table(title, note, ["case", *shown], cells))
+
 
 def num(value: float) -> str:
     """Three significant digits (thousands grouped from 1,000 up)."""
@@ -406,20 +482,10 @@ CELLS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
-def cases_table(title: str, note: str, rows: list[dict[str, Any]]) -> Table:
-    """Rows of ``{"case", "subjects": stats, "ratios", "engine"?, "note"?}``, a line each."""
-    keys = {"medians": "subjects", "ratios": "ratios", "engine calls per call": "engine"}
-    shown = [c for c in CELLS if any(keys.get(c, c) in row for row in rows)]
-    cells = [
-        [r["case"], *(CELLS[c](r) if keys.get(c, c) in r else "" for c in shown)] for r in rows
-    ]
-    return Table(title, note, ["case", *shown], cells)
-
-
-def because(row: Mapping[str, Any], profiled: list[list[Any]] | None = None) -> str:
-    """Why a row's target is where it is: its medians, engine calls and profile."""
+def because(row: Mapping[str, Any], profiled: list[list[Any]] | None = None, more: str = "") -> str:
+    """Why a row's target is where it is: its medians, engine calls, profile, and ``more``."""
     calls = f" Engine calls per call: {calls_line(row['engine'])}." if "engine" in row else ""
-    return f"Medians: {medians(row)}.{calls}{profile_line(profiled)}"
+    return f"Medians: {medians(row)}.{calls}{profile_line(profiled)}" + (more and f" {more}")
 
 
 def profile_line(rows: list[list[Any]] | None) -> str:
@@ -458,8 +524,7 @@ def execute(
 
 def ignored_workdir(path: Path) -> Path:
     """``path``, unless git would see stores there (then refuse, before anything is written)."""
-    root = BENCH_DIR.parent
-    where = path.resolve()
+    root, where = BENCH_DIR.parent, path.resolve()
     if where != root and root not in where.parents:
         return path
     try:
@@ -481,7 +546,6 @@ def parser(description: str) -> argparse.ArgumentParser:
     args = argparse.ArgumentParser(description=description)
     args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
     args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")
-    workdir = BENCH_DIR / ".work"
     where = "where stores under test live (git-ignored, or outside the repository)"
-    args.add_argument("--workdir", type=Path, default=workdir, help=where)
+    args.add_argument("--workdir", type=Path, default=BENCH_DIR / ".work", help=where)
     return args

@@ -1,11 +1,6 @@
-"""Render the JSON results into ``SUMMARY.md`` (every target, table and profile) and one PNG each.
-
-    uv run python benchmarks/report.py [--results DIR]    # default: benchmarks/results
-
-Each benchmark's ``summarize`` turns its stored workloads into targets, tables and profiles,
-so the summary can be redrawn without measuring again. ``results/before.json`` holds the
-figures from before the kit's redesign (ADR 0019), shown beside the new ones.
-"""
+"""Render the JSON results (``--results DIR``, default ``benchmarks/results``) into ``SUMMARY.md``
+and one PNG each: each benchmark's ``summarize`` turns its stored workloads into targets, tables
+and profiles, beside the figures from before the kit's redesign (``results/before.json``)."""
 
 from __future__ import annotations
 
@@ -50,13 +45,11 @@ def header(results: dict[str, dict[str, Any]]) -> list[str]:
         + " (packages/ had local changes)" * first["packages_dirty"],
     ]
     for name, result in results.items():
-        machine, load = result["machine"], result["load"]
+        machine, load, smoke = result["machine"], result["load"], result["smoke"]
         lines.append(
-            f"- `{name}`: {machine['date']}, {result['elapsed_s']} s; 1-minute load average "
-            f"{machine['load_average']:.2f} before, {load['mean']:.2f} mean and {load['max']:.2f} "
-            "max during"
-            + " (**smoke run: tiny sizes, the figures mean nothing**)"
-            * result["smoke"]
+            f"- `{name}`: {machine['date']}, {result['elapsed_s']} s; 1-minute load average"
+            f" {machine['load_average']:.2f} before, {load['mean']:.2f} mean and {load['max']:.2f}"
+            " max during" + " (**smoke run: tiny sizes, the figures mean nothing**)" * smoke
         )
     return [*lines, ""]
 
@@ -65,8 +58,8 @@ def targets(found: list[tuple[str, Target]], before: dict[str, str]) -> list[str
     rows = []
     for name, t in found:
         limit = ("≥ " if t.higher_is_better else "≤ ") + value(t, t.limit)
-        rows.append([name, t.label, limit, before.get(t.key, ""), value(t, t.measured), t.where])
-        rows[-1].append(VERDICTS[t.met])
+        cells = [before.get(t.key, ""), value(t, t.measured), t.where, VERDICTS[t.met]]
+        rows.append([name, t.label, limit, *cells])
     lines = [
         "## Targets",
         "",
@@ -101,16 +94,12 @@ def profiles(summaries: dict[str, Summary], before: dict[str, Any]) -> list[str]
 
 def draw(name: str, summary: Summary, path: Path) -> bool:
     """The targets as measured / limit (1 or less passes), and the benchmark's own panels."""
-    panels = {
-        "measured / limit (log; 1 or less passes)": {
-            t.key.split(".", 1)[1]: t.limit / t.measured
-            if t.higher_is_better
-            else t.measured / t.limit
-            for t in summary.targets
-            if t.measured
-        },
-        **summary.charts,
+    ratios = {
+        t.key.split(".", 1)[1]: t.limit / t.measured if t.higher_is_better else t.measured / t.limit
+        for t in summary.targets
+        if t.measured
     }
+    panels = {"measured / limit (log; 1 or less passes)": ratios, **summary.charts}
     panels = {title: bars for title, bars in panels.items() if bars}
     if not panels:
         return False
@@ -149,18 +138,15 @@ def main() -> None:
     if not results:
         raise SystemExit(f"no results in {folder}")
     before = load(RESULTS / "before.json") or {}
-    summaries = {
-        n: importlib.import_module(f"bench_{n}").summarize(r["workloads"])
-        for n, r in results.items()
-    }
+    modules = {n: importlib.import_module(f"bench_{n}") for n in results}
+    summaries = {n: modules[n].summarize(r["workloads"]) for n, r in results.items()}
     body: list[str] = []
     for name, summary in summaries.items():
-        chart, module = folder / f"{name}.png", importlib.import_module(f"bench_{name}")
-        drawn = (
-            module.draw(results[name]["workloads"], chart)
-            if hasattr(module, "draw")
-            else draw(name, summary, chart)
-        )
+        chart, module = folder / f"{name}.png", modules[name]
+        if hasattr(module, "draw"):
+            drawn = module.draw(results[name]["workloads"], chart)
+        else:
+            drawn = draw(name, summary, chart)
         body += [f"## {name}", ""] + [f"![{name}]({name}.png)", ""] * drawn
         for found in summary.tables:
             body += [f"**{found.title}**", "", found.note, "", *table(found.headers, found.rows)]

@@ -1,10 +1,5 @@
-"""Run every benchmark, then render the summary: the one command that refreshes the results.
-
-    uv run python benchmarks/run_all.py                      # rewrites benchmarks/results/
-    uv run python benchmarks/run_all.py --smoke --out DIR    # tiny sizes, seconds (the tests)
-
-Each benchmark runs in its own process, so one's memory and handles cannot colour the next's.
-"""
+"""Run every benchmark, each in its own process (so one's memory and handles cannot colour the
+next's), then render the summary: the one command that refreshes ``benchmarks/results``."""
 
 from __future__ import annotations
 
