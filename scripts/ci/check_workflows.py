@@ -1,16 +1,7 @@
-"""Check the GitHub workflows for what actionlint does not: pins, shells and the release gate.
-
-Usage: ``check_workflows.py [WORKFLOW ...]``  (default: every ``.github/workflows/*.yml``)
-
-* every action from another repository is pinned to a full commit SHA, with the release it
-  stands for in a trailing comment (``uses: owner/repo@<40 hex> # v1.2.3``);
-* every workflow sets ``defaults.run.shell: bash``, so each ``run:`` script has ``pipefail``
-  (without it, ``check | tee`` reports tee's success);
-* no ``run:`` script expands ``${{ ... }}`` itself: values reach scripts through ``env:``;
-* in ``release.yml``, every job that publishes needs the CI of the tagged commit and the check
-  that the commit is on main.
-
-Needs PyYAML.
+"""What actionlint does not check in .github/workflows (or the WORKFLOW files given; needs PyYAML):
+actions pinned to a SHA, ``# v1.2.3`` after it; ``defaults.run.shell: bash``, so each ``run:`` has
+pipefail (``check | tee`` fails as check); ``${{ }}`` reaching ``run:`` only through ``env:``; in
+release.yml, publishing only after the tagged commit's CI and the on-main check.
 """
 
 from __future__ import annotations
@@ -18,54 +9,36 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-WORKFLOWS = ROOT / ".github" / "workflows"
+WORKFLOWS = Path(__file__).resolve().parents[2] / ".github" / "workflows"
 PINNED = re.compile(r"^\s*-?\s*uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40}\s+#\s*v\d[\w.]*\s*$")
 USES = re.compile(r"^\s*-?\s*uses:\s*(\S+)")
-# What a publishing job must wait for: the reusable CI workflow and the on-main check.
-RELEASE_GATE = {"ci", "gate"}
-
-
-def load(path: Path) -> dict[str, Any]:
-    with path.open(encoding="utf-8") as file:
-        document: dict[str, Any] = yaml.safe_load(file)
-    return document
+RELEASE_GATE = {"ci", "gate"}  # the reusable CI workflow and the on-main check
 
 
 def problems_in(path: Path) -> list[str]:
     problems = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        match = USES.match(line)
+        match, line = USES.match(line), line.strip()
         if match and not match.group(1).startswith("./") and not PINNED.match(line):
-            problems.append(
-                f"{path.name}:{number}: not pinned to a SHA with its version: {line.strip()}"
-            )
-
-    workflow = load(path)
+            problems.append(f"{path.name}:{number}: not pinned to a SHA with its version: {line}")
+    workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
     if workflow.get("defaults", {}).get("run", {}).get("shell") != "bash":
         problems.append(f"{path.name}: set `defaults: run: shell: bash` (pipefail for every step)")
     for job_id, job in workflow.get("jobs", {}).items():
-        for step in job.get("steps", []):
+        steps = job.get("steps", [])
+        for step in steps:
             if "${{" in step.get("run", ""):
                 name = step.get("name", step["run"].splitlines()[0])
                 problems.append(f"{path.name}: {job_id}/{name}: pass ${{{{ }}}} values via env:")
-
-    if path.name == "release.yml":
-        for job_id, job in workflow.get("jobs", {}).items():
-            publishes = any(
-                "gh-action-pypi-publish" in str(step.get("uses", ""))
-                for step in job.get("steps", [])
-            )
-            needs = job.get("needs", [])
-            needs = {needs} if isinstance(needs, str) else set(needs)
-            if publishes and not needs >= RELEASE_GATE:
-                problems.append(
-                    f"{path.name}: job {job_id} publishes without needing {sorted(RELEASE_GATE - needs)}"
-                )
+        needs = job.get("needs", [])
+        needs = {needs} if isinstance(needs, str) else set(needs)
+        publishes = any("gh-action-pypi-publish" in str(step.get("uses", "")) for step in steps)
+        if path.name == "release.yml" and publishes and not needs >= RELEASE_GATE:
+            missing = sorted(RELEASE_GATE - needs)
+            problems.append(f"{path.name}: job {job_id} publishes without needing {missing}")
     return problems
 
 

@@ -1,24 +1,10 @@
 #!/usr/bin/env bash
-# Run the whole suite against the newest release of every dependency, so an upstream change is
-# seen here before users meet it (docs/adr/0012). Two passes, in a throwaway copy of the
-# checkout (uv.lock and .venv here are never touched):
-#   1. `uv lock --upgrade`: the newest versions our declared ranges admit, which is what a user's
-#      `pip install` gets today; `uv pip check` and the suite;
-#   2. the newest mnem-agents even past our upper bound, which is what widening the bound would
-#      give users; the suite again (our own range check is expected to object, so it only
-#      prints). Skipped, saying so, while no such release exists.
-#
-#   bash scripts/ci/drift.sh             MNEM_CI_PYTHON=python3.13 picks another interpreter
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source scripts/ci/lib.sh
-
-export UV_PYTHON_DOWNLOADS=never
-export PYTHONUNBUFFERED=1
-PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-drift.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# The suite against the newest release of every dependency, so upstream changes show here first
+# (docs/adr/0012), in a copy of the checkout: 1. `uv lock --upgrade` (what `pip install` gets
+# today); 2. the newest mnem-agents even past our bound (our range check, expected to object, only
+# printed), skipped while there is none.
+source "$(dirname "$0")/lib.sh"
+scratch drift
 git ls-files -z --cached --others --exclude-standard | tar -c --null -T - -f - | tar -x -C "$WORK"
 cd "$WORK"
 export UV_PROJECT_ENVIRONMENT=$WORK/.venv

@@ -1,57 +1,16 @@
 #!/usr/bin/env bash
-# Test this checkout's adapter kit against every adapter's latest release, before the kit is
-# released: a kit that breaks an adapter users already have fails here (docs/adr/0012).
-#
-# An adapter's latest release is its highest final tag `<adapter>-vX.Y.Z` (RELEASING.md). For
-# each, in a fresh environment outside the workspace: that release from PyPI, the kit wheel built
-# from this checkout, the release's `test` dependency group; then the release's own tests, taken
-# from its tag (its src/ removed, so only the installed release can be imported).
-#   * an adapter with no release tag has nothing users could break: skipped, and said so;
-#   * a release whose kit range excludes this kit (a new kit major) is reported, not tested.
-#
-#   bash scripts/ci/kit_compat.sh        needs the tags (a full clone, or fetch-depth: 0)
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source scripts/ci/lib.sh
-
-export UV_PYTHON_DOWNLOADS=never
-export PYTHONUNBUFFERED=1
-PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
+# This checkout's kit against each adapter's latest release (its highest tag <adapter>-vX.Y.Z,
+# so run it with the tags), before the kit is released (docs/adr/0012): the release from PyPI and
+# the kit wheel built here, then the release's tests from its tag, its src/ removed. Unreleased
+# adapters are skipped, and releases whose range excludes the kit (a new major) reported, saying so.
+source "$(dirname "$0")/lib.sh"
 KIT=mnem-adapter-kit
 ADAPTERS=(mnem-autogen mnem-langgraph mnem-mcp mnem-openai-agents mnem-agent-framework mnem-crewai)
-
-# A shallow clone may lack the release tags: fetch them, or say loudly that they may be missing.
 if [ "$(git rev-parse --is-shallow-repository)" = true ] && ! git fetch --quiet --tags origin; then
     say "WARNING: a shallow clone whose tags cannot be fetched: releases may be missing below"
 fi
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-kit-compat.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-started=$SECONDS
-summary=()
-failed=0
-
-# admits PYPROJECT VERSION: does the project's dependency on the kit admit VERSION?
-admits() {
-    uv run --quiet --no-project --isolated --python "$PYTHON" --with packaging \
-        --with 'tomli; python_version < "3.11"' python - "$@" <<'PY'
-import sys
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
-
-try:
-    import tomllib
-except ModuleNotFoundError:
-    import tomli as tomllib
-
-with open(sys.argv[1], "rb") as file:
-    dependencies = tomllib.load(file)["project"]["dependencies"]
-requirements = [Requirement(d) for d in dependencies]
-kit = next(r for r in requirements if canonicalize_name(r.name) == "mnem-adapter-kit")
-print(kit.specifier)
-sys.exit(0 if kit.specifier.contains(sys.argv[2], prereleases=True) else 1)
-PY
-}
+scratch kit-compat
+started=$SECONDS summary=() failed=0 KIT_WHEEL=""
 
 # check ADAPTER TAG: the release's tests against this checkout's kit.
 check() {
@@ -67,9 +26,7 @@ check() {
     (cd "$tree" && "$venv/bin/python" -m pytest -q -p no:cacheprovider)
 }
 
-kit_version=$(uv run --quiet --no-project --isolated --python "$PYTHON" --with packaging \
-    --with 'tomli; python_version < "3.11"' python scripts/ci/lowest_requirements.py --kit-version)
-KIT_WHEEL=""
+kit_version=$(release kit-version)
 for adapter in "${ADAPTERS[@]}"; do
     tag=$(git tag --list "$adapter-v*" --sort=-v:refname | grep -E -- '-v[0-9]+\.[0-9]+\.[0-9]+$' | head -n 1 || true)
     if [ -z "$tag" ]; then
@@ -78,7 +35,7 @@ for adapter in "${ADAPTERS[@]}"; do
         continue
     fi
     git show "$tag:packages/$adapter/pyproject.toml" >"$WORK/$adapter.pyproject.toml"
-    if ! range=$(admits "$WORK/$adapter.pyproject.toml" "$kit_version"); then
+    if ! range=$(release admits "$WORK/$adapter.pyproject.toml" "$kit_version"); then
         say "[$adapter] $tag requires $KIT$range, which excludes $kit_version: a new kit major"
         summary+=("$adapter: ${tag##*-v} excludes kit $kit_version (range $range): not tested")
         continue
@@ -89,14 +46,10 @@ for adapter in "${ADAPTERS[@]}"; do
     fi
     began=$SECONDS
     run_checked check "$adapter" "$tag"
-    if [ "$status" -eq 0 ]; then
-        summary+=("$adapter: ${tag##*-v} passed with kit $kit_version ($((SECONDS - began))s)")
-    else
-        summary+=("$adapter: ${tag##*-v} FAILED with kit $kit_version ($((SECONDS - began))s)")
-        failed=1
-    fi
+    result=$([ "$status" -eq 0 ] && echo passed || echo FAILED)
+    summary+=("$adapter: ${tag##*-v} $result with kit $kit_version ($((SECONDS - began))s)")
+    [ "$status" -eq 0 ] || failed=1
 done
-
 say "kit $kit_version against the adapters' latest releases"
 printf '   %s\n' "${summary[@]}"
 say "kit_compat.sh finished in $((SECONDS - started))s"

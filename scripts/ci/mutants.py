@@ -1,22 +1,15 @@
-"""Put each past defect back and check that the tests guarding it fail.
+"""Put each past defect back: the tests guarding it must fail. ``[--unmutated] [NAME ...]``
 
-A test that passes whether or not the code is right guards nothing. Each mutant below is one
-such defect (or one way a test could go vacuous): edits of functions found by module and
-qualified name, and inside them by structure (the statements that call ``_drop``, the calls of
-``others_waiting``), so a refactor that keeps the behaviour keeps the mutant. The edits go into
-a copy of the checkout, whose sources come first on ``sys.path``; the tests that must catch the
-defect run there. The run fails if a mutant survives (its tests pass) or no longer finds its
-function or structure (update the mutant with the code).
-
-    uv run python scripts/ci/mutants.py [--unmutated] [NAME ...]
-
-``--unmutated`` runs each mutant's tests without its edits, which must pass.
+Edits find functions by qualified name and, inside, structure (calls of ``_drop``), so a refactor
+that keeps the behaviour keeps the mutant; its tests run in a copy of the checkout. A survivor, or
+an edit that finds nothing (update it with the code), fails; ``--unmutated``: the tests must pass.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -25,27 +18,26 @@ import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-
 Match = Callable[[ast.AST], bool]
-Change = Callable[[ast.AST], int]
-"""Edits a function's tree in place; the number of places it changed."""
+Change = Callable[[Any], int]  # edits a function's tree in place; returns how many places
+BLOCKS = (ast.stmt, ast.excepthandler)  # a statement's blocks, not its own code
+
+
+def _name(node: ast.AST) -> str | None:
+    return node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
 
 
 def calls(name: str, *constants: object) -> Match:
     """A call of function or method ``name`` with these constants among its arguments."""
-
-    def match(node: ast.AST) -> bool:
-        values = [a.value for a in getattr(node, "args", []) if isinstance(a, ast.Constant)]
-        return (
-            isinstance(node, ast.Call)
-            and _name(node.func) == name
-            and all(c in values for c in constants)
-        )
-
-    return match
+    return lambda node: (
+        isinstance(node, ast.Call)
+        and _name(node.func) == name
+        and all(c in [a.value for a in node.args if isinstance(a, ast.Constant)] for c in constants)
+    )
 
 
 def mentions(*names: str) -> Match:
@@ -53,30 +45,43 @@ def mentions(*names: str) -> Match:
     return lambda node: isinstance(node, (ast.Name, ast.Attribute)) and _name(node) in names
 
 
+def _statements(match: Match, replace: Callable[[Any], list[ast.stmt]]) -> Change:
+    """Each statement, at any depth, whose own code (its test, target, value; not its blocks)
+    matches, replaced by ``replace(statement)``."""
+
+    def change(function: ast.AST) -> int:
+        changed = 0
+        for node in ast.walk(function):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
+                    continue
+                new: list[ast.stmt] = []
+                for stmt in block:
+                    own = [c for c in ast.iter_child_nodes(stmt) if not isinstance(c, BLOCKS)]
+                    hit = any(match(n) for part in own for n in ast.walk(part))
+                    new.extend(replace(stmt) if hit else [stmt])
+                    changed += hit
+                setattr(node, field, new or [ast.Pass()])
+        return changed
+
+    return change
+
+
 def drop(match: Match) -> Change:
-    """Remove every statement whose own code (not its nested block) matches; of an ``if``,
-    its ``else`` stays."""
-
-    def change(stmt: ast.stmt) -> list[ast.stmt] | None:
-        if not _holds(stmt, match):
-            return None
-        return stmt.orelse if isinstance(stmt, ast.If) else []
-
-    return lambda function: _each_statement(function, change)
+    """Remove every statement whose own code matches; of an ``if``, its ``else`` stays."""
+    return _statements(match, lambda s: s.orelse if isinstance(s, ast.If) else [])
 
 
 def after(match: Match, source: str) -> Change:
     """Insert ``source`` after every statement whose own code matches."""
-    return lambda function: _each_statement(
-        function, lambda s: [s, *ast.parse(source).body] if _holds(s, match) else None
-    )
+    return _statements(match, lambda s: [s, *ast.parse(source).body])
 
 
 def prepend(source: str) -> Change:
     """Insert ``source`` at the top of the function, after its docstring."""
 
-    def change(function: ast.AST) -> int:
-        assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    def change(function: Any) -> int:
         start = 0 if ast.get_docstring(function) is None else 1
         function.body[start:start] = ast.parse(source).body
         return 1
@@ -84,72 +89,36 @@ def prepend(source: str) -> Change:
     return change
 
 
-def swap(match: Match, template: str) -> Change:
-    """Replace every expression that matches by ``template``, where ``{}`` is the original."""
+def _replace(match: Match, new: Callable[[Any, ast.NodeTransformer], ast.AST]) -> Change:
+    """Every expression that matches replaced by ``new(expression, the transformer)``."""
 
-    class Swap(ast.NodeTransformer):
+    class Replace(ast.NodeTransformer):
         count = 0
 
         def visit(self, node: ast.AST) -> ast.AST:
             if isinstance(node, ast.expr) and match(node):
                 self.count += 1
-                return ast.parse(template.format(ast.unparse(node)), mode="eval").body
+                return new(node, self)
             return self.generic_visit(node)
 
     def change(function: ast.AST) -> int:
-        swapped = Swap()
-        swapped.visit(function)
-        return swapped.count
+        (replace := Replace()).visit(function)
+        return replace.count
 
     return change
+
+
+def swap(match: Match, template: str) -> Change:
+    """Replace every expression that matches by ``template``, where ``{}`` is the original."""
+    return _replace(
+        match, lambda n, _: ast.parse(template.format(ast.unparse(n)), mode="eval").body
+    )
 
 
 def unwrap(match: Match) -> Change:
     """Replace every call that matches by its first argument: ``max(x, 0)`` becomes ``x``."""
-
-    class Unwrap(ast.NodeTransformer):
-        count = 0
-
-        def visit(self, node: ast.AST) -> ast.AST:
-            if isinstance(node, ast.Call) and match(node) and node.args:
-                self.count += 1
-                return self.visit(node.args[0])
-            return self.generic_visit(node)
-
-    def change(function: ast.AST) -> int:
-        unwrapped = Unwrap()
-        unwrapped.visit(function)
-        return unwrapped.count
-
-    return change
-
-
-def _name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    return node.attr if isinstance(node, ast.Attribute) else None
-
-
-def _holds(stmt: ast.stmt, match: Match) -> bool:
-    """Whether the statement's own code (its test, target, value; not its blocks) matches."""
-    own = [c for c in ast.iter_child_nodes(stmt) if not isinstance(c, ast.stmt | ast.excepthandler)]
-    return any(match(node) for part in own for node in ast.walk(part))
-
-
-def _each_statement(function: ast.AST, change: Callable[[ast.stmt], list[ast.stmt] | None]) -> int:
-    changed = 0
-    for node in ast.walk(function):
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(node, name, None)
-            if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
-                continue
-            new: list[ast.stmt] = []
-            for stmt in block:
-                replaced = change(stmt)
-                new.extend([stmt] if replaced is None else replaced)
-                changed += replaced is not None
-            setattr(node, name, new or [ast.Pass()])
-    return changed
+    called = lambda n: isinstance(n, ast.Call) and bool(n.args) and match(n)  # noqa: E731
+    return _replace(called, lambda node, visitor: visitor.visit(node.args[0]))
 
 
 class Edit:
@@ -184,134 +153,71 @@ class Edit:
 class Mutant:
     """A past defect: its edits, the tests that must catch it, and the environment they need."""
 
-    def __init__(self, name: str, tests: list[str], *edits: Edit, **env: str) -> None:
-        self.name, self.tests, self.edits, self.env = name, tests, edits, env
+    def __init__(self, name: str, tests: str, *edits: Edit, **env: str) -> None:
+        self.name, self.tests, self.edits, self.env = name, shlex.split(tests), edits, env
 
 
-ENGINE = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_engine.py"
-HISTORY = "packages/mnem-adapter-kit/src/mnem_adapter_kit/history.py"
-RECORD = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_record.py"
-TURNS = "packages/mnem-adapter-kit/src/mnem_adapter_kit/_turns.py"
+KIT = "packages/mnem-adapter-kit/src/mnem_adapter_kit/"
+ENGINE, RECORD = KIT + "_engine.py", KIT + "_record.py"
 REFUSE = "from mnem_adapter_kit.errors import InvalidInputError as _Refused\n"
+# fmt: off
 MUTANTS = [
-    Mutant(
-        "a forked child drops its copy of the handle (the lock it shares with its parent)",
-        ["tests/reliability/test_fork.py", "-k", "exits_at_once"],
-        Edit(ENGINE, "_before_fork", drop(calls("_drop"))),
-        Edit(ENGINE, "_after_fork_in_child", drop(mentions("_kept_forever", "Py_IncRef"))),
-    ),
-    Mutant(
-        "a holder never pauses for a waiting process",
-        ["tests/reliability/test_long_reads.py", "-k", "writer"],
-        Edit(ENGINE, "Handle.contended", prepend("return False")),
-        Edit(ENGINE, "Handle.give", swap(calls("others_waiting"), "False")),
-    ),
-    Mutant(
-        "a turn a task freed is taken again in the same pass of the loop (gathered writes stall it)",
-        ["packages/mnem-adapter-kit/tests/test_handles.py", "-k", "gathered"],
-        Edit(TURNS, "Turns._just_freed", prepend("return False")),
-    ),
-    Mutant(
-        "the handle is not reopened after an I/O error (a full disk)",
-        ["tests/reliability/test_disk_full.py"],
-        Edit(ENGINE, "Handle.failure", drop(mentions("_reopen_next"))),
-    ),
-    Mutant(
-        "history in the engine's time order, not by parent links",
-        ["-m", "conformance", "-k", "one_millisecond"],
-        Edit(HISTORY, "chain_of", swap(calls("log"), "sorted({}, key=lambda c: c.id)")),
-    ),
-    Mutant(
-        "the change record's replay compares numbers as Python does (1 == 1.0)",
-        ["tests/history_view/test_change_record.py", "-k", "every_adapter_commit"],
-        Edit(
-            RECORD,
-            "fingerprint",
-            swap(mentions("content"), "json.loads(json.dumps({}), parse_int=float)"),
-        ),
-    ),
-    Mutant(
-        "the change record's kinds guess over a value a foreign commit set",
-        ["tests/history_view/test_change_record.py", "-k", "cold_history_walk"],
-        Edit(RECORD, "Line.kinds", drop(mentions("UNKNOWN"))),
-    ),
-    Mutant(
-        "MCP's why answers with HEAD instead of the commit that set the value",
-        ["packages/mnem-mcp/tests/test_conformance.py", "-k", "why"],
-        Edit(
-            "packages/mnem-mcp/src/mnem_mcp/memory.py",
-            "MemoryService.why",
-            swap(mentions("commit"), "str(engine.head_commit())"),
-        ),
-    ),
-    Mutant(
-        "LangGraph refuses every key that is not ASCII",
-        ["tests/reliability/test_hostile_langgraph_mcp.py", "-k", "langgraph"],
-        Edit(
-            "packages/mnem-langgraph/src/mnem_langgraph/namespaces.py",
-            "node_id",
-            prepend(REFUSE + "if not key.isascii(): raise _Refused('ascii keys only')"),
-        ),
-    ),
-    Mutant(
-        "MCP refuses every node id with an unprintable character",
-        ["tests/reliability/test_hostile_langgraph_mcp.py", "-k", "mcp"],
-        Edit(
-            "packages/mnem-mcp/src/mnem_mcp/values.py",
-            "check_node_id",
-            after(
-                calls("check_text"), REFUSE + "if not node_id.isprintable(): raise _Refused('no')"
-            ),
-        ),
-    ),
-    Mutant(
-        "the session's latest-N read starts before the first item (a window wider than it)",
-        [
-            "packages/mnem-openai-agents/tests/test_session_protocol.py",
-            "packages/mnem-openai-agents/tests/test_session_random.py",
-            "-k",
-            "latest_n or random_calls",
-        ],
-        Edit(
-            "packages/mnem-openai-agents/src/mnem_openai_agents/session.py",
-            "MnemosyneSession.get_items",
-            unwrap(calls("max", 0)),
-        ),
-    ),
-    Mutant(
-        "a forget or a restore lowers the list memory's high-water mark (an id given twice)",
-        ["packages/mnem-autogen/tests/test_repair.py", "-k", "forgotten_item or random_earlier"],
-        Edit(
-            "packages/mnem-adapter-kit/src/mnem_adapter_kit/numbered.py",
-            "Listing.keep_high",
-            prepend("return"),
-        ),
-    ),
-    Mutant(
-        "a restore writes back what it was given, not the nodes as they were (provenance lost)",
-        ["packages/mnem-langgraph/tests/test_restore.py", "-k", "brings_back"],
-        Edit(
-            "packages/mnem-adapter-kit/src/mnem_adapter_kit/_commit.py",
-            "Write.restore",
-            swap(mentions("provenance"), "None"),
-        ),
-    ),
-    Mutant(
-        "the crash test run with no kills",
-        ["tests/reliability/test_crashes.py"],
-        MNEM_CRASH_KILLS="0",
-    ),
-    Mutant(
-        "a crash-test writer that is killed before its first add",
-        ["tests/reliability/test_crashes.py"],
-        Edit(
-            "tests/reliability/writer.py",
-            "write",
-            after(calls("print", "ready"), "await asyncio.sleep(5)"),
-        ),
-        MNEM_CRASH_KILLS="20",
-    ),
+    Mutant("a forked child drops its copy of the handle (the lock it shares with its parent)",
+           "tests/reliability/test_fork.py -k exits_at_once",
+           Edit(ENGINE, "_before_fork", drop(calls("_drop"))),
+           Edit(ENGINE, "_after_fork_in_child", drop(mentions("_kept_forever", "Py_IncRef")))),
+    Mutant("a holder never pauses for a waiting process",
+           "tests/reliability/test_long_reads.py -k writer",
+           Edit(ENGINE, "Handle.contended", prepend("return False")),
+           Edit(ENGINE, "Handle.give", swap(calls("others_waiting"), "False"))),
+    Mutant("a turn a task freed is taken again in the same pass of the loop (gathered writes stall it)",
+           "packages/mnem-adapter-kit/tests/test_handles.py -k gathered",
+           Edit(KIT + "_turns.py", "Turns._just_freed", prepend("return False"))),
+    Mutant("the handle is not reopened after an I/O error (a full disk)",
+           "tests/reliability/test_disk_full.py",
+           Edit(ENGINE, "Handle.failure", drop(mentions("_reopen_next")))),
+    Mutant("history in the engine's time order, not by parent links",
+           "-m conformance -k one_millisecond",
+           Edit(KIT + "history.py", "chain_of", swap(calls("log"), "sorted({}, key=lambda c: c.id)"))),
+    Mutant("the change record's replay compares numbers as Python does (1 == 1.0)",
+           "tests/history_view/test_change_record.py -k every_adapter_commit",
+           Edit(RECORD, "fingerprint",
+                swap(mentions("content"), "json.loads(json.dumps({}), parse_int=float)"))),
+    Mutant("the change record's kinds guess over a value a foreign commit set",
+           "tests/history_view/test_change_record.py -k cold_history_walk",
+           Edit(RECORD, "Line.kinds", drop(mentions("UNKNOWN")))),
+    Mutant("MCP's why answers with HEAD instead of the commit that set the value",
+           "packages/mnem-mcp/tests/test_conformance.py -k why",
+           Edit("packages/mnem-mcp/src/mnem_mcp/memory.py", "MemoryService.why",
+                swap(mentions("commit"), "str(engine.head_commit())"))),
+    Mutant("LangGraph refuses every key that is not ASCII",
+           "tests/reliability/test_hostile_langgraph_mcp.py -k langgraph",
+           Edit("packages/mnem-langgraph/src/mnem_langgraph/namespaces.py", "node_id",
+                prepend(REFUSE + "if not key.isascii(): raise _Refused('ascii keys only')"))),
+    Mutant("MCP refuses every node id with an unprintable character",
+           "tests/reliability/test_hostile_langgraph_mcp.py -k mcp",
+           Edit("packages/mnem-mcp/src/mnem_mcp/values.py", "check_node_id",
+                after(calls("check_text"), REFUSE + "if not node_id.isprintable(): raise _Refused('no')"))),
+    Mutant("the session's latest-N read starts before the first item (a window wider than it)",
+           "packages/mnem-openai-agents/tests/test_session_protocol.py "
+           "packages/mnem-openai-agents/tests/test_session_random.py -k 'latest_n or random_calls'",
+           Edit("packages/mnem-openai-agents/src/mnem_openai_agents/session.py",
+                "MnemosyneSession.get_items", unwrap(calls("max", 0)))),
+    Mutant("a forget or a restore lowers the list memory's high-water mark (an id given twice)",
+           "packages/mnem-autogen/tests/test_repair.py -k 'forgotten_item or random_earlier'",
+           Edit(KIT + "numbered.py", "Listing.keep_high", prepend("return"))),
+    Mutant("a restore writes back what it was given, not the nodes as they were (provenance lost)",
+           "packages/mnem-langgraph/tests/test_restore.py -k brings_back",
+           Edit(KIT + "_commit.py", "Write.restore", swap(mentions("provenance"), "None"))),
+    Mutant("the crash test run with no kills", "tests/reliability/test_crashes.py",
+           MNEM_CRASH_KILLS="0"),
+    Mutant("a crash-test writer that is killed before its first add",
+           "tests/reliability/test_crashes.py",
+           Edit("tests/reliability/writer.py", "write",
+                after(calls("print", "ready"), "await asyncio.sleep(5)")),
+           MNEM_CRASH_KILLS="20"),
 ]
+# fmt: on
 
 
 def copy_checkout(into: Path) -> None:

@@ -1,16 +1,12 @@
 """Run READMEs' Python blocks as a reader pastes them: ``pytest -p readme_blocks --markdown-docs``.
 
-pytest-markdown-docs makes each ```` ```python ```` block a test; this runner makes the blocks
-of one README run in order in one namespace and one event loop (top-level ``await`` works, as
-in ``python -m asyncio``), in a fresh working and data directory of the README's own.
-
-A block right after ``<!-- snippet: quick-start (why) -->`` is the README's quick start: it is
-written to a file and run with ``python FILE`` in that directory, in a process of its own
-without ``PYTHONPATH``, as a reader who pastes it into a file runs it (so top-level ``await``
-is the ``SyntaxError`` it would be there). Every README must have one. A block right after
-``<!-- snippet: compile-only (why) -->`` is compiled, not run. One right after
-``<!-- snippet: env NAME (why) -->`` needs an environment of its own (its install line
-conflicts with the others'): it runs only under ``--snippet-env NAME``, which runs nothing else.
+pytest-markdown-docs makes each ```` ```python ```` block a test; here one README's blocks run in
+order in one namespace and event loop (top-level ``await`` works, as in ``python -m asyncio``), in
+a fresh working and data directory of the README's own. A block after a line
+``<!-- snippet: KIND (why) -->`` is, by KIND: ``quick-start``, written to a file and run as
+``python FILE`` in a process of its own without ``PYTHONPATH`` (every README must have one);
+``compile-only``, compiled, not run; ``env NAME``, run only under ``--snippet-env NAME``, which
+runs nothing else (its install line conflicts with the others').
 """
 
 from __future__ import annotations
@@ -24,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +41,7 @@ class Reading:
         self.workdir = tempfile.mkdtemp(prefix="mnem-readme-")
 
 
-READINGS: dict[Path, Reading] = {}
+READINGS: defaultdict[Path, Reading] = defaultdict(Reading)
 
 
 def marker(test: FenceTestDefinition) -> str | None:
@@ -60,12 +57,23 @@ class Pasted(DefaultRunner):
     """Each block in its README's namespace, loop and directories; compile-only ones compiled."""
 
     def runtest(self, test: FenceTestDefinition, args: Any, *, asyncio_runner: Any = None) -> None:
-        kind = marker(test)
-        if test.source_path not in READINGS:
-            READINGS[test.source_path] = Reading()
-        reading = READINGS[test.source_path]
-        if kind == "quick-start":
-            run_as_a_file(test, reading)
+        kind, reading = marker(test), READINGS[test.source_path]
+        data = os.path.join(reading.workdir, "data")  # the reader's data stays in the workdir
+        if kind == "quick-start":  # as a reader runs it: pasted into a file, then `python FILE`
+            path = Path(reading.workdir, f"quick_start_{test.start_line}.py")
+            path.write_text(test.source, encoding="utf-8")
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MNEM_STORE")}
+            done = subprocess.run(
+                [sys.executable, path], cwd=reading.workdir, env={**env, "XDG_DATA_HOME": data},
+                capture_output=True, text=True, timeout=QUICK_START_TIMEOUT,
+            )  # fmt: skip
+            sys.stdout.write(done.stdout)
+            if done.returncode != 0:
+                pytest.fail(
+                    f"the quick start at {test.source_path}:{test.start_line}, run as `python FILE`,"
+                    f" exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}",
+                    pytrace=False,
+                )
             return
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         code = compile(test.source, str(test.source_path), "exec", flags=flags, dont_inherit=True)
@@ -73,9 +81,9 @@ class Pasted(DefaultRunner):
             return
         environ = dict(os.environ)  # what a block sets there ends with the block
         try:
-            with pytest.MonkeyPatch.context() as patch:  # the reader's data stays in the workdir
+            with pytest.MonkeyPatch.context() as patch:
                 patch.chdir(reading.workdir)
-                patch.setenv("XDG_DATA_HOME", os.path.join(reading.workdir, "data"))
+                patch.setenv("XDG_DATA_HOME", data)
                 patch.delenv("MNEM_STORE", raising=False)
                 result = eval(code, reading.namespace)  # the README's own code, on purpose
                 if inspect.iscoroutine(result):
@@ -85,46 +93,20 @@ class Pasted(DefaultRunner):
             os.environ.update(environ)
 
 
-def run_as_a_file(test: FenceTestDefinition, reading: Reading) -> None:
-    """The quick start as a reader runs it: pasted into a file, then ``python FILE``."""
-    path = os.path.join(reading.workdir, f"quick_start_{test.start_line}.py")
-    with open(path, "w", encoding="utf-8") as file:
-        file.write(test.source)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MNEM_STORE")}
-    env["XDG_DATA_HOME"] = os.path.join(reading.workdir, "data")
-    done = subprocess.run(
-        [sys.executable, path],
-        cwd=reading.workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=QUICK_START_TIMEOUT,
-    )
-    sys.stdout.write(done.stdout)
-    if done.returncode != 0:
-        pytest.fail(
-            f"the quick start at {test.source_path}:{test.start_line}, run as `python FILE`, "
-            f"exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}",
-            pytrace=False,
-        )
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--snippet-env", metavar="NAME", help="run only blocks marked `env NAME`")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = config.getoption("snippet_env")
-    kept, dropped = [], []
-    quick_starts: dict[Path, int] = {}
+    kept, dropped, quick_starts = [], [], Counter[Path]()
     for item in items:
         test = getattr(item, "test_definition", None)
         found = marker(test) if test is not None else None
         env = found.removeprefix("env ") if found and found.startswith("env ") else None
         (kept if test is None or env == wanted else dropped).append(item)
         if test is not None:
-            source = Path(test.source_path)
-            quick_starts[source] = quick_starts.get(source, 0) + (found == "quick-start")
+            quick_starts[Path(test.source_path)] += found == "quick-start"
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

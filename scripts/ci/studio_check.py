@@ -1,10 +1,5 @@
-"""AutoGen Studio runs a team whose agent holds a ``MnemosyneMemory``, from the team's JSON.
-
-Run by ``studio.sh`` in an environment holding ``autogenstudio`` and the built wheels. A team
-is dumped with a memory that already holds two items, then Studio's ``TeamManager`` loads the
-JSON and runs it with a replayed model client; the model must have received the memory, the
-run must report it, and the items and their commits must still be in the store afterwards.
-"""
+"""AutoGen Studio's TeamManager runs, from its JSON, a team whose agent holds a MnemosyneMemory:
+the replayed model receives the memory, the run reports it, the store keeps it (studio.sh)."""
 
 from __future__ import annotations
 
@@ -39,10 +34,8 @@ class RecordingClient(ReplayChatCompletionClient):
 
 async def main(work: Path) -> None:
     store = work / "store"
-    facts = [
-        MemoryContent(content=text, mime_type="text/plain")
-        for text in ("Likes tea.", "Lives in Lisbon.")
-    ]
+    texts = ["Likes tea.", "Lives in Lisbon."]
+    facts = [MemoryContent(content=text, mime_type="text/plain") for text in texts]
     memory = MnemosyneMemory("studio-notes", store)
     for fact in facts:
         await memory.add(fact)
@@ -57,21 +50,13 @@ async def main(work: Path) -> None:
     result = await TeamManager().run(task="What do I like, and where?", team_config=config)
 
     (request,) = received
-    injected = [
-        m.content
-        for m in request
-        if isinstance(m, SystemMessage) and "Relevant memory" in str(m.content)
-    ]
+    system = [m.content for m in request if isinstance(m, SystemMessage)]
+    injected = [content for content in system if "Relevant memory" in str(content)]
     assert injected == [render_memory_context(facts)], injected
     events = [m for m in result.task_result.messages if isinstance(m, MemoryQueryEvent)]
-    assert [[c.content for c in e.content] for e in events] == [
-        ["Likes tea.", "Lives in Lisbon."]
-    ], events
+    assert [[c.content for c in e.content] for e in events] == [texts], events
     reopened = MnemosyneMemory("studio-notes", store)
-    assert [c.content for c in (await reopened.query()).results] == [
-        "Likes tea.",
-        "Lives in Lisbon.",
-    ]
+    assert [c.content for c in (await reopened.query()).results] == texts
     assert len(await reopened.history()) == 2
     await reopened.close()
     print("-- Studio's TeamManager ran the team from JSON: memory injected, kept in the store")
