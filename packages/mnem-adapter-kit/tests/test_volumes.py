@@ -9,6 +9,7 @@ commit of it, the origin of every live node, the branches.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,11 +19,12 @@ from typing import Any
 
 import mnem
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mnem_adapter_kit import Mirror, Scope, Store, open_store
 from mnem_adapter_kit import history as kit_history
+from mnem_adapter_kit.errors import ConflictError, StoreError
 
 SCOPE = Scope.of("notes")
 OTHER = Scope.of("other")
@@ -37,6 +39,7 @@ ops = st.lists(
         st.tuples(st.just("neighbour")),
         st.tuples(st.just("branch")),
         st.tuples(st.just("switch")),
+        st.tuples(st.just("merge"), st.sampled_from([None, "ours", "theirs"])),
         st.tuples(st.just("reopen")),
     ),
     min_size=1,
@@ -53,6 +56,8 @@ class Side:
         self.monkeypatch = monkeypatch
         self.next = 1
         self.branches = 0
+        self.merges: list[Any] = []
+        """What each merge answered: its status and conflicts, or its error's code."""
         self.store = self._open()
         self.mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
 
@@ -85,6 +90,19 @@ class Side:
                 names = sorted(name for name, _ in engine.branches())
                 current = kit_history.branch_of(engine)
                 engine.checkout(names[(names.index(current) + 1) % len(names)])
+            return
+        if kind == "merge":
+            with self.store.session() as engine:
+                names = sorted(name for name, _ in engine.branches())
+                current = kit_history.branch_of(engine)
+                source = names[(names.index(current) + 1) % len(names)]
+                try:
+                    got = engine.merge(source, strategy=op[1], message="merge", author="test")
+                except StoreError as exc:
+                    self.merges.append(exc.code)
+                else:
+                    conflicts = sorted((c.id, c.kind) for c in got.conflicts)
+                    self.merges.append((got.status, got.commit is None, conflicts))
             return
         with self.store.write(self.mirror) as write:
             if kind == "add":
@@ -144,10 +162,10 @@ class Side:
             branches = sorted(name for name, _ in engine.branches())
             branch = kit_history.branch_of(engine)
             tips = {name: place.get(tip) for name, tip in engine.branches()}
-        origins = {
-            node_id: place[self.store.walk(lambda e, n=node_id: kit_history.origin(e, n)).commit]
-            for node_id in values
-        }
+        origins = {}
+        for node_id in values:
+            blame = self.store.walk(lambda e, n=node_id: kit_history.origin(e, n))
+            origins[node_id] = place.get(blame.commit, ("merged in", blame.node.content))
         listed, _ = self.store.walk(lambda e: kit_history.commits_changing(e, SCOPE.owns))
         return {
             "values": values,
@@ -165,6 +183,7 @@ class Side:
             "branches": branches,
             "branch": branch,
             "tips": tips,
+            "merges": self.merges,
         }
 
 
@@ -184,6 +203,69 @@ def test_many_small_volumes_answer_as_one_store(
         finally:
             small.store.close()
             big.store.close()
+
+
+merge_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(1, 3)),
+        st.tuples(st.just("change"), st.integers(0, 50)),
+        st.tuples(st.just("remove"), st.integers(0, 50)),
+        st.tuples(st.just("switch")),
+        st.tuples(st.just("merge"), st.sampled_from([None, "ours", "theirs"])),
+    ),
+    min_size=1,
+    max_size=16,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(merge_ops)
+@example([("switch",), ("add", 1), ("merge", None)])  # main moved in one volume, side in another
+def test_merges_across_small_volumes_answer_as_one_store(
+    tmp_path_factory: pytest.TempPathFactory, sequence: list[Op]
+) -> None:
+    """Two branches written apart and merged back and forth: the statuses, the conflicts and
+    every answer after each merge are those of one store."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        small = Side(tmp_path_factory.mktemp("small"), 3, monkeypatch)
+        big = Side(tmp_path_factory.mktemp("big"), None, monkeypatch)
+        try:
+            for op in [("add", 1), ("add", 3), ("branch",), *sequence]:
+                small.apply(op)
+                big.apply(op)
+                assert small.answers() == big.answers(), op
+        finally:
+            small.store.close()
+            big.store.close()
+
+
+def test_a_merge_that_would_leave_a_node_in_two_volumes_is_refused_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    store = open_store(tmp_path, author="test")
+    twice = SCOPE.sequence_item_id(9)
+
+    def add(*pairs: tuple[str, object]) -> None:
+        with store.write() as write:
+            for node_id, value in pairs:
+                write.add(node_id, value)
+
+    add((SCOPE.sequence_item_id(1), 1), (SCOPE.sequence_item_id(2), 2))
+    with store.session() as engine:
+        engine.new_branch("side")
+        engine.checkout("side")
+    add((SCOPE.sequence_item_id(3), "side"), (twice, "side"))  # a new volume, 1
+    with store.session() as engine:
+        engine.checkout("main")
+    add((SCOPE.sequence_item_id(4), "main"), (SCOPE.sequence_item_id(5), "main"))  # volume 1
+    add((twice, "main"))  # volume 1 is full on main: volume 2
+    with store.session() as engine:
+        before = (engine.head_commit(), sorted(engine.branches()))
+        with pytest.raises(ConflictError, match="different volumes"):
+            engine.merge("side", message="merge")
+        assert (engine.head_commit(), sorted(engine.branches())) == before
+    store.close()
 
 
 def volumes_of(path: Path) -> list[str]:
@@ -334,3 +416,95 @@ def test_a_clear_across_volumes_killed_between_its_commits_is_finished_by_the_ne
     assert len(set(messages[:4])) == 1
     assert messages[4].startswith("add")
     assert not (tmp_path / ".mnem" / "adapter-volumes.pending").exists()
+
+
+KILLED_MERGE = textwrap.dedent(
+    """
+    import json, os, sys
+    os.environ["MNEM_VOLUME_NODES"] = "2"
+    import mnem
+    from mnem_adapter_kit import Scope, open_store
+
+    scope = Scope.of("notes")
+    node = scope.sequence_item_id
+    store = open_store(sys.argv[1], author="test")
+    for n in range(1, 5):  # volumes 0 and 1
+        with store.write() as write:
+            write.add(node(n), n)
+    with store.session() as engine:
+        engine.new_branch("side")
+        engine.checkout("side")
+    for n, value in [(1, "side"), (3, "side"), (5, "new")]:  # volumes 0, 1 and a new one
+        with store.write() as write:
+            write.add(node(n), value)
+    with store.session() as engine:
+        engine.checkout("main")
+    with store.write() as write:
+        write.add(node(2), "main")  # main moved too: a true merge, in every volume
+    calls = 0
+    kill_at = int(sys.argv[2])
+
+    def counted(name):
+        real = getattr(mnem.Store, name)
+
+        def call(self, *args, **kwargs):
+            global calls
+            calls += 1
+            if calls == kill_at:
+                os.kill(os.getpid(), 9)
+            return real(self, *args, **kwargs)
+
+        return call
+
+    for name in ("new_branch", "checkout", "merge", "commit", "delete_branch"):
+        setattr(mnem.Store, name, counted(name))
+    with store.session() as engine:
+        result = engine.merge("side", message="merge", author="test")
+    print(json.dumps([calls, result.status]))
+    """
+)
+
+
+def merged_store(path: Path) -> dict[str, Any]:
+    """What a store holds after the merge above, or before it, read by a new opening."""
+    store = open_store(path, author="test")
+    with store.session() as engine:
+        held = {i: n.content for i, n in engine.working_memory().items() if SCOPE.owns(i)}
+        branches = sorted(name for name, _ in engine.branches())
+        branch = kit_history.branch_of(engine)
+    store.close()
+    volumes = [path, *(path / ".mnem-volumes" / v for v in volumes_of(path))]
+    names = set()
+    for root in volumes:
+        engine = mnem.open(root)
+        names |= {name for name, _ in engine.branches()}
+        del engine
+    return {"held": held, "branches": branches, "branch": branch, "every volume's": names}
+
+
+def test_a_merge_across_volumes_killed_anywhere_is_whole_or_undone_at_the_next_opening(
+    tmp_path: Path,
+) -> None:
+    whole = subprocess.run(
+        [sys.executable, "-c", KILLED_MERGE, str(tmp_path / "whole"), "0"],
+        capture_output=True,
+        check=True,
+    )
+    calls, status = json.loads(whole.stdout)
+    assert status == "merged"
+    after = merged_store(tmp_path / "whole")
+    n = SCOPE.sequence_item_id
+    assert after["held"] == {n(1): "side", n(2): "main", n(3): "side", n(4): 4, n(5): "new"}
+    assert after["every volume's"] == {"main", "side"}
+    before = {**after, "held": {n(1): 1, n(2): "main", n(3): 3, n(4): 4}}
+    for kill_at in range(1, calls + 1):
+        path = tmp_path / f"killed-{kill_at}"
+        done = subprocess.run(
+            [sys.executable, "-c", KILLED_MERGE, str(path), str(kill_at)],
+            capture_output=True,
+            check=False,
+        )
+        assert done.returncode == -9, done.stderr.decode()
+        found = merged_store(path)
+        assert found in (before, after), kill_at
+        assert not (path / ".mnem" / "adapter-merge.pending").exists()

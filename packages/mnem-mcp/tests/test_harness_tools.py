@@ -175,6 +175,39 @@ async def test_a_merge_strategy_resolves_every_unlisted_conflict(connect: Connec
     assert {n["node_id"]: n["content"] for n in recalled["nodes"]} == {"a": 1, "b": 2}
 
 
+async def test_a_merge_works_on_a_store_past_one_volume(
+    connect: Connect, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the volume bound (two nodes here) a merge is one per volume, as one store's."""
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    async with connect(harness=True) as session:
+        await session.ok("remember_many", nodes=[{"node_id": k, "content": 0} for k in "ab"])
+        await session.ok("remember_many", nodes=[{"node_id": k, "content": 0} for k in "cd"])
+        await session.ok("branch", name="other")
+        await session.ok("revise", node_id="a", content="ours")
+        await session.ok("switch", name="other")
+        await session.ok("revise", node_id="a", content="theirs")
+        await session.ok("revise", node_id="c", content="theirs")
+        await session.ok("remember", node_id="e", content="theirs")
+        await session.ok("switch", name="main")
+        merged = await session.ok("merge", source="other")
+        assert (merged["status"], [c["node_id"] for c in merged["conflicts"]]) == (
+            "conflicts",
+            ["a"],
+        )
+        resolved = await session.ok("merge", source="other", resolutions={"a": "ours"})
+        assert resolved["status"] == "merged"
+        recalled = await session.ok("recall")
+    assert (store / ".mnem-volumes").is_dir()
+    assert {n["node_id"]: n["content"] for n in recalled["nodes"]} == {
+        "a": "ours",
+        "b": 0,
+        "c": "theirs",
+        "d": 0,
+        "e": "theirs",
+    }
+
+
 async def test_switch_accepts_only_branch_names_so_head_never_detaches(connect: Connect) -> None:
     async with connect(harness=True) as session:
         commit = (await session.ok("remember", node_id="a", content=1))["commit"]["commit"]

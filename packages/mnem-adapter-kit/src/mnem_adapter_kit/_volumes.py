@@ -31,9 +31,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import heapq
+import itertools
 import json
 import os
 import re
+import secrets
 from collections.abc import Callable, Mapping
 from time import time_ns
 from typing import Any
@@ -57,6 +59,10 @@ from .errors import (
 
 JOURNAL_NAME = "adapter-volumes.pending"
 """A write across volumes, in volume 0's ``.mnem``, between its journaling and its last commit."""
+MERGE_JOURNAL_NAME = "adapter-merge.pending"
+"""A merge across volumes, in volume 0's ``.mnem``, from its first scratch branch to its last."""
+MERGE_PREFIX = "mnem-merging-"
+"""The scratch branch a merge across volumes is tried on (never a branch of the caller's)."""
 VOLUME_NODES = 256
 """Live nodes per volume: the fewest bytes per item measured (ADR 0028)."""
 VOLUME_NODES_ENV = "MNEM_VOLUME_NODES"
@@ -88,10 +94,11 @@ _MULTI = frozenset(
         "new_branch",
         "checkout",
         "delete_branch",
+        "merge",
     }
 )
 """The engine calls :class:`Volumes` answers once the store has several volumes."""
-_REFUSED = frozenset({"merge", "bisect", "add_node"})
+_REFUSED = frozenset({"bisect", "add_node"})
 
 Op = tuple[Any, ...]
 """A staged change, as :attr:`~._commit.Part.ops` holds it."""
@@ -195,6 +202,8 @@ class Volumes:
         self.numbers = volume_numbers(self.root)
         if os.path.lexists(self._journal_path):
             self._recover()
+        if os.path.lexists(self._merge_journal_path):
+            self._recover_merge()
 
     def _dispatch(self, name: str, /, *args: Any, **kwargs: Any) -> Any:
         """Engine call ``name`` for the whole store (as the handle's proxy makes it)."""
@@ -526,19 +535,24 @@ class Volumes:
             for number, time in writes
         ]
         text = json.dumps({"message": message, "author": author, "writes": entries})
-        temporary = self._journal_path + ".new"
+        self._write_journal(self._journal_path, text)
+
+    def _write_journal(self, path: str, text: str) -> None:
+        """Put ``text`` at ``path`` whole and synced (written aside, then renamed in)."""
+        temporary = path + ".new"
         fd = open_regular(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         if fd is None:
             raise CorruptStoreError(
-                f"{STORE_DIR}/{JOURNAL_NAME}.new is not a regular file", store_path=self.root
+                f"{STORE_DIR}/{os.path.basename(temporary)} is not a regular file",
+                store_path=self.root,
             )
         try:
             os.write(fd, text.encode("utf-8"))
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temporary, self._journal_path)
-        _sync_dir(os.path.dirname(self._journal_path))
+        os.replace(temporary, path)
+        _sync_dir(os.path.dirname(path))
 
     def _recover(self) -> None:
         """Finish the write across volumes whose journal a killed process left."""
@@ -901,6 +915,162 @@ class Volumes:
             if name in dict(engine.branches()):
                 engine.delete_branch(name)
         return existed
+
+    # --- merging, in every volume ----------------------------------------------------
+
+    def merge(
+        self,
+        theirs: str,
+        *,
+        resolutions: Mapping[str, str | mnem.MemoryNode] | None = None,
+        strategy: str | None = None,
+        message: str | None = None,
+        author: str | None = None,
+        time_ms: int | None = None,
+    ) -> mnem.MergeResult:
+        """Merge ``theirs`` into HEAD's branch in every volume, all or nothing.
+
+        A node lives in one volume, so each volume merges on its own, first on a scratch
+        branch at HEAD. When the two sides diverged (as the store's history goes), every
+        volume that takes something of theirs gets a merge commit, as one store would,
+        never a fast-forward: where only their side moved, an empty commit on ours goes
+        first. HEAD's branch moves to the scratch branches only once every volume merged
+        with no conflict left, every resolution was one a volume needed and no node is
+        live in two volumes; else they go and the store is as it was. A journal names
+        the scratch branch meanwhile: the next opening after a kill finishes the merge,
+        or undoes it if it was still being tried.
+        """
+        head = self.engine(0).head()
+        if not head.startswith(_BRANCH_HEAD):
+            return self.engine(0).merge(theirs)  # the engine's own refusal of a detached HEAD
+        ours = head[len(_BRANCH_HEAD) :]
+        found = self._at(theirs)
+        for number in self._all():
+            self.engine(number)  # every volume open and on ``ours`` before any checkout
+        targets = {  # their side in each volume; a volume it never wrote: its opening commit
+            n: found.get(n) or (self._opening(n) if n else None) for n in self._all()
+        }
+        tips = {n: None if (h := self._head(n)) is None else h.id for n in self._all()}
+        message = message or f"merge {theirs}"
+        times = itertools.count(max(time_ms or _now_ms(), self._floor()))
+        scratch = MERGE_PREFIX + secrets.token_hex(6)
+        picks = dict(resolutions or {})
+        used: set[str] = set()
+        conflicts: list[mnem.Conflict] = []
+        statuses: dict[int, str] = {}
+
+        def merged_in(engine: mnem.Store, at: str, time: int) -> str:
+            options: dict[str, Any] = {"message": message, "author": author, "time_ms": time}
+            result = engine.merge(at, **options)
+            if result.status == "conflicts":
+                mine = {c.id: picks[c.id] for c in result.conflicts if c.id in picks}
+                used.update(mine)
+                result = engine.merge(at, resolutions=mine or None, strategy=strategy, **options)
+                conflicts.extend(result.conflicts)
+            return result.status
+
+        self._journal_merge(ours, scratch, finishing=False)
+        try:
+            for number in [*self.numbers, 0]:
+                engine = self.engine(number)
+                engine.new_branch(scratch)
+                engine.checkout(scratch)
+                at = targets.get(number)
+                if at is None or at == tips[number]:
+                    statuses[number] = "up-to-date"
+                else:
+                    statuses[number] = merged_in(engine, at, next(times))
+            ahead = any(
+                status == "merged"
+                or (status == "up-to-date" and targets.get(n) not in (None, tips[n]))
+                for n, status in statuses.items()
+            )
+            if ahead and not conflicts:
+                for number in [n for n, status in statuses.items() if status == "fast-forwarded"]:
+                    engine = self.engine(number)
+                    engine.checkout(ours)
+                    engine.delete_branch(scratch)
+                    engine.new_branch(scratch)
+                    engine.checkout(scratch)
+                    engine.commit(message, author=author, time_ms=next(times))
+                    statuses[number] = merged_in(engine, str(targets[number]), next(times))
+            self._heads = {}
+            twice = set() if conflicts else self._live_twice()
+        except BaseException:
+            self._end_merge(ours, scratch, finish=False)
+            raise
+        unused = sorted(set(picks) - used)
+        if conflicts or unused or twice:
+            self._end_merge(ours, scratch, finish=False)
+            if unused:
+                raise InvalidRefError(
+                    f"resolution given for {unused[0]!r}, which is not a conflict",
+                    store_path=self.root,
+                )
+            if twice:
+                raise ConflictError(
+                    f"both sides added {sorted(twice)[0]!r} in different volumes of the store; "
+                    "remove it on one side and merge again",
+                    store_path=self.root,
+                )
+            return mnem.MergeResult(status="conflicts", commit=None, conflicts=tuple(conflicts))
+        self._journal_merge(ours, scratch, finishing=True)
+        self._end_merge(ours, scratch, finish=True)
+        for status in ("merged", "fast-forwarded"):
+            if status in statuses.values():
+                return mnem.MergeResult(status=status, commit=self.head_commit(), conflicts=())
+        return mnem.MergeResult(status="up-to-date", commit=None, conflicts=())
+
+    def _live_twice(self) -> set[str]:
+        """The node ids live in more than one volume at their HEADs."""
+        seen: set[str] = set()
+        twice: set[str] = set()
+        for number in self._all():
+            live = self._live(number)
+            twice |= seen & live
+            seen |= live
+        return twice
+
+    @property
+    def _merge_journal_path(self) -> str:
+        return os.path.join(self.root, STORE_DIR, MERGE_JOURNAL_NAME)
+
+    def _journal_merge(self, ours: str, scratch: str, *, finishing: bool) -> None:
+        text = json.dumps({"ours": ours, "scratch": scratch, "finishing": finishing})
+        self._write_journal(self._merge_journal_path, text)
+
+    def _end_merge(self, ours: str, scratch: str, *, finish: bool) -> None:
+        """Bring every volume back to ``ours``, moved to ``scratch`` if ``finish``; drop it."""
+        for number in [*self.numbers, 0]:
+            engine = self.engine(number)
+            engine.checkout(ours)
+            if scratch in dict(engine.branches()):
+                if finish:
+                    engine.merge(scratch)  # a fast-forward: ``ours`` has not moved since
+                engine.delete_branch(scratch)
+        self._heads = {}
+        self._merged_at = None
+        _remove_synced(self._merge_journal_path)
+
+    def _recover_merge(self) -> None:
+        """Finish, or undo, the merge across volumes whose journal a killed process left."""
+        try:
+            with open(self._merge_journal_path, encoding="utf-8") as journal:
+                pending = json.load(journal)
+            ours, scratch, finishing = pending["ours"], pending["scratch"], pending["finishing"]
+            if not (isinstance(scratch, str) and scratch.startswith(MERGE_PREFIX)):
+                raise ValueError("not a scratch branch of the kit's")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CorruptStoreError(
+                f"{STORE_DIR}/{MERGE_JOURNAL_NAME} cannot be read ({exc}); it holds a merge "
+                "across volumes that a killed process left unfinished",
+                store_path=self.root,
+            ) from None
+        for number in self._all():
+            engine = self.engine(number)
+            if ours not in dict(engine.branches()):
+                engine.new_branch(ours, start=self._opening(number))
+        self._end_merge(str(ours), scratch, finish=bool(finishing))
 
 
 def _now_ms() -> int:
