@@ -229,10 +229,9 @@ def summarize(found: dict[str, Any]) -> h.Summary:
         "A walk keeps its turn until 50 ms have passed and someone waits, then lets go at its next"
         " pause: a hold is about 50 ms plus the step in progress. Holds over the limit: "
         + "; ".join(over[: sum(r["hold_ms"] > HOLD_LIMIT_MS for r in held)])
-        + ". `when_did` bisects over past states with `state_at`, one engine call that cannot be"
-        " cut (it scans every object of the store: about a second on the AutoGen store of 3,100"
-        " items); `why` (answered from the checked change record) and `history` make no such call"
-        " but read HEAD's state as the working memory (about 0.16 s there)."
+        + ". A read takes a volume per step; what is left over 60 ms is CPython's full garbage"
+        " collection landing inside a hold (in the engine call it interrupts, often): the same"
+        " run with the collector off in its processes held the store at most 56 ms (2026-12-06)."
     )
     label = f"longest continuous hold of the store by a read at {commits:,} commits ≤ {HOLD_LIMIT_MS:g} ms"
     where = f"{held[0]['adapter']} `{held[0]['op']}`, cold"
