@@ -30,16 +30,19 @@ SCOPE = Scope.of("notes")
 OTHER = Scope.of("other")
 
 Op = tuple[Any, ...]
+on_a_branch = [  # writes, a switch to the next branch, a merge of it
+    st.tuples(st.just("add"), st.integers(1, 4)),
+    st.tuples(st.just("change"), st.integers(0, 50)),
+    st.tuples(st.just("remove"), st.integers(0, 50)),
+    st.tuples(st.just("switch")),
+    st.tuples(st.just("merge"), st.sampled_from([None, "ours", "theirs"])),
+]
 ops = st.lists(
     st.one_of(
-        st.tuples(st.just("add"), st.integers(1, 4)),
-        st.tuples(st.just("change"), st.integers(0, 50)),
-        st.tuples(st.just("remove"), st.integers(0, 50)),
+        *on_a_branch,
         st.tuples(st.just("clear")),
         st.tuples(st.just("neighbour")),
         st.tuples(st.just("branch")),
-        st.tuples(st.just("switch")),
-        st.tuples(st.just("merge"), st.sampled_from([None, "ours", "theirs"])),
         st.tuples(st.just("reopen")),
     ),
     min_size=1,
@@ -205,17 +208,7 @@ def test_many_small_volumes_answer_as_one_store(
             big.store.close()
 
 
-merge_ops = st.lists(
-    st.one_of(
-        st.tuples(st.just("add"), st.integers(1, 3)),
-        st.tuples(st.just("change"), st.integers(0, 50)),
-        st.tuples(st.just("remove"), st.integers(0, 50)),
-        st.tuples(st.just("switch")),
-        st.tuples(st.just("merge"), st.sampled_from([None, "ours", "theirs"])),
-    ),
-    min_size=1,
-    max_size=16,
-)
+merge_ops = st.lists(st.one_of(*on_a_branch), min_size=1, max_size=16)
 
 
 @settings(max_examples=60, deadline=None)
