@@ -214,6 +214,18 @@ merge_ops = st.lists(st.one_of(*on_a_branch), min_size=1, max_size=16)
 @settings(max_examples=60, deadline=None)
 @given(merge_ops)
 @example([("switch",), ("add", 1), ("merge", None)])  # main moved in one volume, side in another
+@example(
+    [
+        ("add", 1),
+        ("switch",),
+        ("change", 0),
+        ("switch",),
+        ("merge", None),
+        ("switch",),
+        ("merge", None),
+    ]
+)
+@example([("switch",), ("add", 1), ("switch",), ("merge", None), ("switch",), ("merge", None)])
 def test_merges_across_small_volumes_answer_as_one_store(
     tmp_path_factory: pytest.TempPathFactory, sequence: list[Op]
 ) -> None:

@@ -656,6 +656,14 @@ def written_between(engine: mnem.Store, base: str, head: str) -> list[Committed]
     return found[::-1]
 
 
+def diffs_exactly_from(engine: mnem.Store, commit: str) -> bool:
+    """Whether ``engine.diff(commit, HEAD)`` is exact: always on a store of one volume; on
+    several, when ``commit`` is on HEAD's history or a branch's tip (a merge can leave an
+    older HEAD as neither, and then only its own volume's state is known)."""
+    handle = getattr(engine, "_handle", None) if isinstance(engine, SectionEngine) else None
+    return handle is None or handle.volumes.placed_exactly(commit)
+
+
 def is_held(root: str) -> bool:
     """Whether this process holds the engine handle of the store at ``root`` right now."""
     with _registry_lock:

@@ -85,6 +85,8 @@ class Mirror(Generic[T]):
             changed = [self._take(each, self._decoded(each.added)) for each in written]
             if any(changed):
                 self._changed()
+        elif not _engine.diffs_exactly_from(engine, self.commit):
+            self._reset(self._committed_state(engine, head))
         elif not self._untouched_since(engine, self.commit, head):
             for change in engine.diff(self.commit, head):
                 if self._owns(change.id):

@@ -790,6 +790,12 @@ class Volumes:
                     )
         return found
 
+    def placed_exactly(self, commit: str) -> bool:
+        """Whether :meth:`_positions` knows every volume's part of ``commit`` for certain."""
+        if not self.multi or commit in self._merged_with_index()[1]:
+            return True
+        return any(commit == self._tip(name) for name, _ in self.engine(0).branches())
+
     def _at(self, spec: str | None) -> dict[int, str | None]:
         head = self.head_commit() if spec is None else self.resolve(spec)
         if head is None:
