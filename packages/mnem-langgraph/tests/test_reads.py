@@ -88,3 +88,27 @@ def test_a_commit_elsewhere_that_touched_an_item_is_read_as_a_diff(
         calls.clear()
         assert store.search(()) == []
     assert calls == Counter({"diff": 1})
+
+
+def test_a_write_leaves_a_held_snapshot_as_it_was_and_copies_nothing_when_none_is_held(
+    store: MnemosyneStore,
+) -> None:
+    for i in range(5):
+        store.put(("docs",), f"d{i}", {"i": i})
+    (shard,) = store._shards.all()
+    with shard.store.session() as engine:
+        held = shard.view.at_head(engine)  # as a search's answers hold it, outside the turn
+    before = {node: stored.value for node, stored in held.items.items()}
+    store.put(("docs",), "d1", {"i": 100})
+    store.delete(("docs",), "d2")
+    store.put(("docs",), "d9", {"i": 9})
+    assert {node: stored.value for node, stored in held.items.items()} == before
+    del held
+
+    store.get(("docs",), "d0")  # a read takes a snapshot and lets it go
+    values = id(shard.view.mirror.values)
+    store.put(("docs",), "d3", {"i": 300})
+    store.delete(("docs",), "d4")
+    assert id(shard.view.mirror.values) == values  # changed in place, not copied
+    assert store.get(("docs",), "d3").value == {"i": 300}  # type: ignore[union-attr]
+    assert store.get(("docs",), "d4") is None

@@ -66,6 +66,11 @@ class Mirror(Generic[T]):
         self._frozen = True
         return self._values
 
+    def thaw(self) -> None:
+        """Undo :meth:`frozen`: the caller vouches that nothing it handed out is still read, so
+        the next change works in place instead of copying every value."""
+        self._frozen = False
+
     def ids(self) -> Sequence[str]:
         """The mirrored node ids in order (do not modify the list)."""
         if self._ids is None:

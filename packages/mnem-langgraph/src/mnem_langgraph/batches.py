@@ -125,6 +125,7 @@ class Batch:
         """In a write block (items at HEAD): the shard's snapshot, then its writes staged."""
         self._look(route, write.engine)
         if route.changes:
+            route.shard.view.release()
             _stage(write, route.changes, cast(Snapshot, route.snapshot), route.live)
             write.message = describe(route.changes)
 

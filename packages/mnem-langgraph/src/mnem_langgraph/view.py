@@ -10,6 +10,7 @@ so a new snapshot finds them without looking at every item.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from functools import cached_property
 
@@ -61,7 +62,7 @@ class ItemView:
         values = self.mirror.sync(engine)
         snapshot = self._snapshot
         if snapshot is not None and snapshot.commit == self.mirror.commit:
-            return snapshot
+            return snapshot if kept else Snapshot(snapshot.commit, values, snapshot.expiring)
         current = {i: s for i, s in self._with_ttl.items() if values.get(i) is s}
         self._with_ttl = current
         if not kept:
@@ -69,6 +70,17 @@ class ItemView:
         snapshot = Snapshot(self.mirror.commit, self.mirror.frozen(), list(current.values()))
         self._snapshot = snapshot
         return snapshot
+
+    def release(self) -> None:
+        """Before a write: let go of HEAD's snapshot. When no reader holds it any longer, the
+        write changes the mirror's values in place: no copy of every item for the write, and
+        none to free at the next read."""
+        if self._snapshot is None:
+            return
+        held = weakref.ref(self._snapshot)
+        self._snapshot = None
+        if held() is None:
+            self.mirror.thaw()
 
     def _decode(self, node: mnem.MemoryNode) -> Stored | None:
         stored = decode_node(node)
