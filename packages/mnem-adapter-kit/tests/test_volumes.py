@@ -509,3 +509,49 @@ def test_a_merge_across_volumes_killed_anywhere_is_whole_or_undone_at_the_next_o
         found = merged_store(path)
         assert found in (before, after), kill_at
         assert not (path / ".mnem" / "adapter-merge.pending").exists()
+
+
+ANOTHER_WRITER = textwrap.dedent(
+    """
+    import os, sys
+    os.environ["MNEM_VOLUME_NODES"] = "2"
+    from mnem_adapter_kit import Scope, open_store
+
+    scope = Scope.of("notes")
+    store = open_store(sys.argv[1], author="other")
+    with store.write() as write:  # a node the other process knows nothing of, and a removal
+        write.add(scope.sequence_item_id(100), "theirs")
+        write.remove(scope.sequence_item_id(2))
+    with store.write() as write:  # the newest volume fills: their next node opens another
+        write.add(scope.sequence_item_id(101), "theirs too")
+        write.add(scope.sequence_item_id(102), "and this")
+    store.close()
+    """
+)
+
+
+def test_a_write_after_another_process_wrote_finds_where_each_node_now_lives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    store = open_store(tmp_path, author="test")
+    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    for n in [1, 2, 3, 4, 5, 3]:  # the last changes a node: this process knows every volume
+        with store.write(mirror) as write:
+            write.add(SCOPE.sequence_item_id(n), n)
+    run = [sys.executable, "-c", ANOTHER_WRITER, str(tmp_path)]
+    subprocess.run(run, check=True, timeout=60)
+    with store.write(mirror) as write:  # each where the other process left it
+        for n in (100, 101, 102, 1, 5):
+            write.add(SCOPE.sequence_item_id(n), f"ours {n}")
+        write.add(SCOPE.sequence_item_id(2), "back")  # removed there: a new node again
+    with store.session() as engine:
+        values = dict(mirror.sync(engine))
+    store.close()
+    expected = {n: f"ours {n}" for n in (1, 5, 100, 101, 102)} | {3: 3, 4: 4, 2: "back"}
+    assert values == {SCOPE.sequence_item_id(n): v for n, v in expected.items()}
+    homes: dict[str, list[str]] = {}
+    for folder in [tmp_path, *sorted((tmp_path / ".mnem-volumes").iterdir())]:
+        for node_id in mnem.open(folder).working_memory():
+            homes.setdefault(node_id, []).append(folder.name)
+    assert all(len(where) == 1 for where in homes.values()), homes

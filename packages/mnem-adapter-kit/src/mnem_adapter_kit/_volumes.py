@@ -164,6 +164,13 @@ class Volumes:
         self._foreign: dict[int, str] = {}
         self._heads: dict[int, mnem.Commit | None] = {}
         self._ids: dict[int, tuple[str | None, set[str]]] = {}
+        self._homes: dict[str, int] = {}
+        """Each live node's volume, as the sets in :attr:`_homes_of` hold them."""
+        self._homes_of: dict[int, set[str]] = {}
+        self._homes_checked = False
+        """Whether :attr:`_homes_of` were compared with every volume's ids since a HEAD moved."""
+        self._latest: int | None = None
+        """The latest HEAD time of any volume, while no HEAD has moved unseen."""
         self._chains: dict[int, tuple[str, tuple[mnem.Commit, ...]]] = {}
         self._openings: dict[int, str] = {}
         self._states: dict[str, dict[str, mnem.MemoryNode]] = {}
@@ -237,12 +244,21 @@ class Volumes:
 
     def forget_heads(self) -> None:
         """Something may have moved a volume's HEAD: read each again when next asked."""
-        self._heads = {}
+        self._forget_heads()
         self._merged_at = None
+
+    def _forget_heads(self, number: int | None = None) -> None:
+        """Read volume ``number``'s HEAD (every volume's if None) again when next asked."""
+        if number is None:
+            self._heads = {}
+        else:
+            self._heads.pop(number, None)
+        self._homes_checked = False
+        self._latest = None
 
     def _forget_section(self) -> None:
         self._merged_at = None
-        self._heads = {}
+        self._forget_heads()
         self._ops = {}
         self._staged_at = {}
         self._new_in = None
@@ -292,7 +308,7 @@ class Volumes:
         """Give a new volume its opening commit, on volume 0's branch."""
         time = max(_now_ms(), self._floor(without=number))
         engine.commit(f"open volume {number}", author=AUTHOR, time_ms=time)
-        self._heads.pop(number, None)
+        self._forget_heads(number)
         self._align(number, engine)
 
     def _align(self, number: int, engine: mnem.Store) -> None:
@@ -308,7 +324,7 @@ class Volumes:
         else:
             positions = self._positions(wanted.strip())
             engine.checkout(positions.get(number) or self._opening(number, engine))
-        self._heads.pop(number, None)
+        self._forget_heads(number)
 
     def _opening(self, number: int, engine: mnem.Store | None = None) -> str:
         """Volume ``number``'s opening commit (the root of its every branch)."""
@@ -337,12 +353,16 @@ class Volumes:
         return self._heads[number]
 
     def _floor(self, without: int | None = None) -> int:
-        """A commit time later than every volume's HEAD."""
+        """A commit time later than every volume's HEAD (but ``without``'s)."""
+        if without is None and self._latest is not None:
+            return self._latest + 1
         times = [
             head.time
             for number in self._all()
             if number != without and (head := self._head(number)) is not None
         ]
+        if without is None:
+            self._latest = max(times, default=0)
         return max(times, default=0) + 1
 
     def commit_time(self, now: int) -> int:
@@ -360,10 +380,36 @@ class Volumes:
         return known[1]
 
     def _home(self, node_id: str) -> int | None:
-        for number in reversed(self._all()):
-            if node_id in self._live(number):
-                return number
-        return None
+        """The volume ``node_id`` is live in (the newest, were it in two); None if in none."""
+        if not self._homes_checked:
+            for number in self._all():
+                live = self._live(number)
+                if self._homes_of.get(number) is not live:
+                    self._rehome(number, live)
+            self._homes_checked = True
+        return self._homes.get(node_id)
+
+    def _rehome(self, number: int, live: set[str]) -> None:
+        """Make :attr:`_homes` hold ``live`` as volume ``number``'s ids."""
+        held = self._homes_of.get(number, set())
+        self._homes_of[number] = live
+        for node_id in held - live:
+            self._left(number, node_id)
+        for node_id in live - held:
+            self._arrived(number, node_id)
+
+    def _arrived(self, number: int, node_id: str) -> None:
+        if self._homes.get(node_id, -1) < number:
+            self._homes[node_id] = number
+
+    def _left(self, number: int, node_id: str) -> None:
+        if self._homes.get(node_id) != number:
+            return
+        del self._homes[node_id]
+        for other in reversed(self._all()):  # a node live twice (a merge refuses that)
+            if node_id in self._homes_of.get(other, ()):
+                self._homes[node_id] = other
+                return
 
     def _state(self, number: int, commit: str) -> Mapping[str, mnem.MemoryNode]:
         found = self._states.get(commit)
@@ -496,7 +542,7 @@ class Volumes:
     ) -> None:
         """Learn volume ``number``'s new HEAD, ids and chain from its own commit."""
         if time is None:
-            self._heads.pop(number, None)
+            self._forget_heads(number)
             head = self._head(number)
         else:
             parents = () if before is None else (before.id,)
@@ -509,15 +555,24 @@ class Volumes:
                 time=time,
             )
             self._heads[number] = head
+        if self._latest is not None and head is not None:
+            self._latest = max(self._latest, head.time)
         known = self._ids.get(number)
         if known is not None and known[0] == (None if before is None else before.id):
             ids = known[1]
+            homed = self._homes_of.get(number) is ids
             for op in ops:
                 if op[0] == "add":
                     ids.add(op[1])
+                    if homed:
+                        self._arrived(number, op[1])
                 else:
                     ids.discard(op[1])
+                    if homed:
+                        self._left(number, op[1])
             self._ids[number] = (commit, ids)
+        else:
+            self._homes_checked = False
         chain = self._chains.get(number)
         if chain is not None and before is not None and chain[0] == before.id and head is not None:
             self._chains[number] = (commit, (head, *chain[1]))
@@ -589,7 +644,7 @@ class Volumes:
                 else:
                     engine.rm(op[1])
             engine.commit(message, author=author, time_ms=time)
-            self._heads.pop(number, None)
+            self._forget_heads(number)
         _remove_synced(self._journal_path)
 
     # --- reads for the whole store ----------------------------------------------------
@@ -910,7 +965,7 @@ class Volumes:
                 self.engine(number).checkout(
                     at if at is not None or not number else self._opening(number), discard=discard
                 )
-        self._heads = {}
+        self._forget_heads()
         if discard:
             self._ops, self._staged_at, self._new_in = {}, {}, None
 
@@ -1000,7 +1055,7 @@ class Volumes:
                     engine.checkout(scratch)
                     engine.commit(message, author=author, time_ms=next(times))
                     statuses[number] = merged_in(engine, str(targets[number]), next(times))
-            self._heads = {}
+            self._forget_heads()
             twice = set() if conflicts else self._live_twice()
         except BaseException:
             self._end_merge(ours, scratch, finish=False)
@@ -1054,7 +1109,7 @@ class Volumes:
                 if finish:
                     engine.merge(scratch)  # a fast-forward: ``ours`` has not moved since
                 engine.delete_branch(scratch)
-        self._heads = {}
+        self._forget_heads()
         self._merged_at = None
         _remove_synced(self._merge_journal_path)
 
