@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnem_adapter_kit import Scope
-from mnem_adapter_kit._ids import escape, parse, unescape
+from mnem_adapter_kit._ids import escape, is_scope_id, parse, unescape
 from mnem_adapter_kit.errors import InvalidInputError
 
 texts = st.text(
@@ -80,3 +80,30 @@ def test_ids_no_scope_produces_are_foreign() -> None:
     for foreign in ["plain", "a:b:c%zz", "@Bad:x:y", "name:00000000001"]:
         parsed = parse(foreign)
         assert parsed is None or parsed[0].node_id(parsed[1]) == foreign
+
+
+def whole_id_parsed(node_id: str) -> tuple[Scope, str] | None:
+    """What ``parse`` answers by definition: the whole id checked, its scope built afresh."""
+    if not is_scope_id(node_id):
+        return None
+    pieces = node_id.split(":")
+    family = pieces.pop(0)[1:] if pieces[0].startswith("@") else None
+    *parts, key = pieces
+    scope = Scope(tuple(unescape(part) for part in parts), family)
+    return scope, key if key.startswith("_") else unescape(key)
+
+
+raw_pieces = st.text(alphabet="abAF09%@_-x\u00e9", max_size=6) | st.sampled_from(
+    ["@langgraph", "@mcp", "@Bad", "_seq", "%3A", "%5F", "%40", "%zz", "%25", ""]
+)
+
+
+@given(st.lists(raw_pieces, min_size=1, max_size=5).map(":".join))
+def test_parse_answers_as_reading_the_whole_id_afresh(node_id: str) -> None:
+    answers = []
+    for read in (parse, whole_id_parsed):
+        try:
+            answers.append(read(node_id))
+        except InvalidInputError as exc:
+            answers.append(exc.code)
+    assert answers[0] == answers[1]

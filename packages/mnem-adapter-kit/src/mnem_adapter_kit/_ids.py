@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ._values import check_text
 from .errors import InvalidInputError
@@ -35,6 +35,8 @@ every node of the store, so an id costs its length again in each later commit.""
 _SEQUENCE_KEY_PATTERN = re.compile(rf"[0-9]{{{SEQUENCE_WIDTH},}}")
 _FAMILY_PATTERN = re.compile(r"[a-z][a-z0-9-]*")
 _LEADING_ESCAPES = {"@": "%40", "_": "%5F"}
+SCOPES_KEPT = 4096
+"""How many scopes :func:`parse` keeps built, by id prefix (a store's nodes share a few)."""
 _ESCAPE_PATTERN = re.compile(r"%([0-9A-F]{2})")
 
 
@@ -172,11 +174,20 @@ def parse(node_id: str) -> tuple[Scope, str] | None:
 
     Ids that no :class:`Scope` produces (foreign nodes) return ``None``.
     """
-    if not is_scope_id(node_id):
+    prefix, separator, key = node_id.rpartition(SEPARATOR)
+    scope = _scope_at(prefix + separator) if separator else None
+    if scope is None:
         return None
-    pieces = node_id.split(SEPARATOR)
+    if key.startswith(RESERVED_PREFIX):
+        return scope, key
+    return (scope, unescape(key)) if _is_escaped(key) else None
+
+
+@lru_cache(maxsize=SCOPES_KEPT)
+def _scope_at(prefix: str) -> Scope | None:
+    """The scope whose ids start with ``prefix`` (up to the key), built once for all its nodes."""
+    if not is_scope_id(prefix + "k"):
+        return None
+    pieces = prefix.split(SEPARATOR)[:-1]
     family = pieces.pop(0)[1:] if pieces[0].startswith(FAMILY_MARKER) else None
-    *parts, key = pieces
-    return Scope(tuple(unescape(p) for p in parts), family), (
-        key if key.startswith(RESERVED_PREFIX) else unescape(key)
-    )
+    return Scope(tuple(unescape(p) for p in pieces), family)

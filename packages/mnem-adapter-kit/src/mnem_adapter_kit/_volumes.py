@@ -867,7 +867,11 @@ class Volumes:
     def working_memory(self) -> dict[str, mnem.MemoryNode]:
         state: dict[str, mnem.MemoryNode] = {}
         for number in self._all():
-            state.update(self.engine(number).working_memory())
+            engine, head = self.engine(number), self._head(number)
+            if head is None or engine.staged() or engine.staged_deletions():
+                state.update(engine.working_memory())
+            else:  # HEAD's state, kept: finding a node's volume reads it next
+                state.update(self._state(number, head.id))
         return state
 
     def working_node(self, node_id: str) -> mnem.MemoryNode | None:
