@@ -1,9 +1,9 @@
-"""Agent Framework: ``before_run`` against AutoGen's ``update_context`` on the same store, and
-one run's ``save_messages`` against a raw engine commit of the nodes it wrote (replayed)."""
+"""Agent Framework: ``before_run`` over ``k`` items against ``MnemosyneMemory.update_context`` on
+the same store, and one run's ``save_messages`` (a user message, a function call, its result,
+the answer) into a session of ``n`` messages against a raw engine commit of the same nodes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +24,9 @@ SAVE_WHY = (
 )
 
 
-@dataclass(frozen=True)
-class Plan:
-    sizes: tuple[int, ...] = (100, 1_000)  # items in the memory; messages in the session
-    reads: int = 200
-    saves: int = 200
-    profile_calls: int = 20
-
-
-FULL, SMOKE = Plan(), Plan((20,), 3, 3, 2)
+# sizes: items in the memory, messages in the session
+FULL = h.Plan(sizes=(100, 1_000), reads=200, saves=200)
+SMOKE = h.Plan(sizes=(20,), reads=3, saves=3)
 
 
 def run_messages(n: int) -> list[Message]:
@@ -63,7 +57,7 @@ def session_of(path: Path) -> Path:
     return Path(MnemosyneHistoryProvider(path).store_path_of(SESSION))
 
 
-async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
     """An AutoGen memory of ``n`` items (one batch): ``before_run`` against its ``update_context``;
     a session of ``n`` messages (a run at a time): ``save_messages`` against the raw commit."""
 
@@ -95,46 +89,19 @@ async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
     row = h.against_raw(
         scratch, sessions, opened, save, n, plan.saves, name, "provider", session_of
     )
-    found["save"] = [await row | {"n": n}]
-    path, numbers = scratch.fresh(sessions), iter(range(n, n + plan.profile_calls + 1))
-    async with opened(path) as history:
-        write = await h.profile(plan.profile_calls, lambda: save(history, next(numbers)))
-    memory_path = scratch.fresh(memories)
-    async with h.using(MnemosyneContextProvider(NAME, memory_path)) as provider:
-        read = await h.profile(plan.profile_calls, lambda: before_run(provider))
-    scratch.discard(path, memory_path)
-    profiles = {
-        f"agent-framework save_messages (n={n:,})": write,
-        f"agent-framework before_run (k={n:,})": read,
-    }
-    return found | {"profiles": profiles}
+    return found | {"save": [await row | {"n": n}]}
 
 
-async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    return await h.by_size(scratch, plan, bench_size, "before_run, save_messages, profiles")
+workloads = h.by_size(bench_size, "before_run, save_messages")
 
 
 def summarize(found: dict[str, Any]) -> h.Summary:
-    profiles = found["profiles"]
-    out = h.Summary(profiles=profiles)
-    for row in found["before_run"]:
-        k = f"{row['k']:,}"
-        label = f"Agent Framework `before_run` ≤ 3x `mnem-autogen`'s `update_context`, {k} items"
-        why = h.because(row, profiles.get(f"agent-framework before_run (k={k})"))
-        measured = row["ratios"]["provider/autogen"]
-        out.target(f"agent_framework.before_run.{row['k']}", label, measured, 3.0, f"k={k}", why)
-    for row in found["save"]:
-        n = f"{row['n']:,}"
-        label = f"Agent Framework `save_messages` (one run) ≤ 1.2x a raw engine commit of the same nodes, {n} messages"
-        why = h.because(row, profiles.get(f"agent-framework save_messages (n={n})"), SAVE_WHY)
-        measured = row["ratios"]["provider/raw_commit"]
-        out.target(f"agent_framework.save.{row['n']}", label, measured, 1.2, f"n={n}", why)
-    note = (
-        "`k`: items in the memory; `n`: messages in the session; a run is a user message, a"
-        " function call, its result and the answer. `autogen`: `MnemosyneMemory.update_context`"
-        " on the same store; `raw_commit`: the raw engine commit of the nodes the provider committed."
-    )
-    out.table("Agent Framework", note, [*found["before_run"], *found["save"]])
+    out = h.Summary()
+    label = "Agent Framework `before_run` ≤ 3x `mnem-autogen`'s `update_context`, {} items"
+    out.per_row("agent_framework.before_run", label, found["before_run"], "provider/autogen", 3.0)
+    label = "Agent Framework `save_messages` (one run) ≤ 1.2x a raw engine commit of the same nodes, {} messages"
+    out.per_row("agent_framework.save", label, found["save"], "provider/raw_commit", 1.2, SAVE_WHY)
+    out.rows([*found["before_run"], *found["save"]])
     return out
 
 

@@ -1,10 +1,12 @@
-"""AutoGen: ``add`` against a raw engine commit, ``update_context``/``query`` against ``ListMemory``
-(and a copying floor), queries beside foreign nodes, and an ``AssistantAgent`` turn."""
+"""AutoGen, ``n``/``k`` items in the store: ``add`` against a raw engine commit of the same
+nodes; ``update_context`` and ``query`` (a fresh context each) against ``ListMemory`` and the
+copying floor (``ListMemory`` plus a ``copy.copy`` of each item it returns); ``query`` with
+10,000 foreign nodes (other writers', an untimed write before each read) against none; an
+``AssistantAgent`` turn on a replayed model, reset before each, against ``ListMemory``'s."""
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +33,10 @@ FOREIGN_WHY = (
 )
 
 
-@dataclass(frozen=True)
-class Plan:
-    sizes: tuple[int, ...] = (100, 1_000)  # items in the store for add and the reads
-    adds: int = 200
-    reads: int = 200
-    foreign: int = 10_000
-    foreign_k: tuple[int, ...] = (100, 1_000)
-    foreign_reads: int = 30  # rounds with a write before each read (untimed)
-    turn_k: int = 100
-    turns: int = 50
-    profile_calls: int = 20
-
-
-FULL, SMOKE = Plan(), Plan((20,), 3, 3, 30, (5,), 2, 5, 2, 2)
+# sizes: items in the store (the turn's: the first); reps: adds, reads; foreign_reads: rounds
+# with a write (untimed) before each read
+FULL = h.Plan(sizes=(100, 1_000), reps=200, foreign=10_000, foreign_reads=30, turns=50)
+SMOKE = h.Plan(sizes=(20,), reps=3, foreign=30, foreign_reads=2, turns=5)
 
 
 def item(i: int) -> MemoryContent:
@@ -81,12 +73,12 @@ async def store(scratch: h.Scratch, k: int, foreign: int = 0) -> Path:
     return await scratch.template(f"{k}-{foreign}", build)
 
 
-async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
     """``add`` against the raw commit; ``update_context`` and ``query`` against ``ListMemory``
     and the copying floor (its results, each ``copy.copy``-ed: the least a memory handing out
-    copies must do); the profiles."""
+    copies must do)."""
     template = await store(scratch, n)
-    adding = h.against_raw(scratch, template, opened, add, n + 1, plan.adds, f"add, n={n:,}", n=n)
+    adding = h.against_raw(scratch, template, opened, add, n + 1, plan.reps, f"add, n={n:,}", n=n)
     found: dict[str, Any] = {"add": [await adding], "reads": []}
     path, reference = scratch.fresh(template), items(n)
 
@@ -104,19 +96,13 @@ async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
             subjects = zip(("adapter", "list_memory", "floor"), calls, strict=True)
             ops = {who: lambda _, call=call: call(Context()) for who, call in subjects}
             pairs = ("adapter/list_memory", "adapter/floor", "floor/list_memory")
-            row = await h.compare(f"{op}, k={n:,}", ops, plan.reads, *pairs, count=10, op=op, k=n)
+            row = await h.compare(f"{op}, k={n:,}", ops, plan.reps, *pairs, count=10, op=op, k=n)
             found["reads"].append(row)
     scratch.discard(path)
-    path, numbers = scratch.fresh(template), iter(range(n + 1, n + 1 + plan.profile_calls))
-    async with opened(path) as memory:
-        adds = await h.profile(plan.profile_calls, lambda: add(memory, next(numbers)))
-        updates = await h.profile(plan.profile_calls, lambda: memory.update_context(Context()))
-    scratch.discard(path)
-    profiles = {f"autogen add (n={n:,})": adds, f"autogen update_context (k={n:,})": updates}
-    return found | {"profiles": profiles}
+    return found | {"foreign": [await bench_foreign(scratch, plan, n, s) for s in SCENARIOS]}
 
 
-async def bench_foreign(scratch: h.Scratch, plan: Plan, k: int, scenario: str) -> dict[str, Any]:
+async def bench_foreign(scratch: h.Scratch, plan: h.Plan, k: int, scenario: str) -> dict[str, Any]:
     """``query`` with ``plan.foreign`` nodes of other writers in the store against none, each
     after an untimed write of its own or of another memory (``scenario``), or none."""
     templates = {
@@ -133,20 +119,20 @@ async def bench_foreign(scratch: h.Scratch, plan: Plan, k: int, scenario: str) -
         "after_foreign_write": lambda name, call: peers[name].add(item(call)),
     }
     ops = {name: lambda _, memory=memory: memory.query() for name, memory in memories.items()}
-    rounds = plan.reads if scenario == "unchanged" else plan.foreign_reads
+    rounds = plan.reps if scenario == "unchanged" else plan.foreign_reads
     name = f"query {scenario.replace('_', ' ')}, k={k:,}, {plan.foreign:,} foreign nodes or none"
-    row = await h.compare(
-        name, ops, rounds, "foreign/no_foreign", before=writes.get(scenario), scenario=scenario
-    )
+    before, pair = writes.get(scenario), "foreign/no_foreign"
+    row = await h.compare(name, ops, rounds, pair, before=before, scenario=scenario)
     for memory in [*memories.values(), *peers.values()]:
         await memory.close()
     scratch.discard(*paths.values())
     return row
 
 
-async def bench_turn(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    """One ``AssistantAgent`` turn on a replayed model, each memory holding ``turn_k`` items."""
-    path = scratch.fresh(await store(scratch, plan.turn_k))
+async def bench_turn(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
+    """One ``AssistantAgent`` turn on a replayed model, each memory holding ``k`` items."""
+    k = plan.sizes[0]
+    path = scratch.fresh(await store(scratch, k))
 
     def turn(subject: Any) -> h.Step:
         model = ReplayChatCompletionClient(["Noted: green tea."] * (plan.turns + 4))
@@ -160,28 +146,22 @@ async def bench_turn(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
         return reset_then_turn
 
     async with h.using(MnemosyneMemory(NAME, path)) as memory:
-        steps = {"adapter": turn(memory), "list_memory": turn(items(plan.turn_k))}
-        samples = await h.interleave(steps, plan.turns, label="turn")
+        steps = {"adapter": turn(memory), "list_memory": turn(items(k))}
+        samples = await h.interleave(steps, plan.turns)
     scratch.discard(path)
-    return h.case(f"agent turn, k={plan.turn_k:,}", samples, "adapter/list_memory")
+    return h.case(f"agent turn, k={k:,}", samples, "adapter/list_memory")
 
 
-async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    found = await h.by_size(scratch, plan, bench_size, "add, update_context, query, profiles")
-    h.progress(f"query with {plan.foreign:,} foreign nodes against none; agent turn")
-    rows = [await bench_foreign(scratch, plan, k, s) for k in plan.foreign_k for s in SCENARIOS]
-    return found | {"foreign": rows, "turn": await bench_turn(scratch, plan)}
+async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
+    label = f"add, update_context, query; query with {plan.foreign:,} foreign nodes or none"
+    found: dict[str, Any] = await h.by_size(bench_size, label)(scratch, plan)
+    return found | {"turn": await bench_turn(scratch, plan)}
 
 
 def summarize(found: dict[str, Any]) -> h.Summary:
-    profiles, turn = found["profiles"], found["turn"]
-    out = h.Summary(profiles=profiles)
-    for row in found["add"]:
-        n = f"{row['n']:,}"
-        label = f"AutoGen `add` ≤ 1.1x a raw engine `add` + `commit` of the same nodes, {n} items"
-        why = h.because(row, profiles.get(f"autogen add (n={n})"), ADD_WHY)
-        measured = row["ratios"]["adapter/raw_commit"]
-        out.target(f"autogen.add.{row['n']}", label, measured, 1.1, f"n={n}", why)
+    out, turn = h.Summary(), found["turn"]
+    label = "AutoGen `add` ≤ 1.1x a raw engine `add` + `commit` of the same nodes, {} items"
+    out.per_row("autogen.add", label, found["add"], "adapter/raw_commit", 1.1, ADD_WHY)
     for row in found["reads"]:
         op, k, r = row["op"], row["k"], row["ratios"]
         copying = r["floor/list_memory"] > 3  # handing out copies alone costs more than 3x
@@ -191,27 +171,20 @@ def summarize(found: dict[str, Any]) -> h.Summary:
             f"the floor (the floor: {h.num(r['floor/list_memory'])}x `ListMemory`)"
         )
         measured, limit = (r["adapter/floor"], 1.2) if copying else (r["adapter/list_memory"], 3.0)
-        why = h.because(row, profiles.get(f"autogen {op} (k={k:,})"))
-        out.target(f"autogen.{op}.{k}", label, measured, limit, where, why)
+        out.target(f"autogen.{op}.{k}", label, measured, limit, where, h.because(row))
     for scenario in SCENARIOS:
         rows = [r for r in found["foreign"] if r["scenario"] == scenario]
         row = max(rows, key=lambda r: r["ratios"]["foreign/no_foreign"])
         label = f"AutoGen `query` with foreign nodes ≤ 1.2x without, {scenario.replace('_', ' ')}"
         measured = row["ratios"]["foreign/no_foreign"]
         key = f"autogen.foreign.{scenario}"
-        out.target(key, label, measured, 1.2, row["case"], h.because(row, None, FOREIGN_WHY))
+        out.target(key, label, measured, 1.2, row["case"], h.because(row, FOREIGN_WHY))
     extra = turn["subjects"]["adapter"]["median_ms"] - turn["subjects"]["list_memory"]["median_ms"]
     why = f"Beside a 500 ms model call the adapter's {h.num(extra)} ms would be {1 + extra / 500:.3f}x."
-    why = h.because(turn, None, why)
+    why = h.because(turn, why)
     label = "AutoGen agent turn ≤ 1.1x the same turn with `ListMemory` (replayed model)"
     out.target("autogen.turn", label, turn["ratios"]["adapter/list_memory"], 1.1, turn["case"], why)
-    note = (
-        "`n`/`k`: items in the store; each read gets a fresh `UnboundedChatCompletionContext`."
-        " Floor: `ListMemory` plus a `copy.copy` of each item it returns; foreign: the store also"
-        " holds other writers' nodes (the write before such a read is untimed); turn:"
-        " `AssistantAgent.on_messages` on a replayed model, reset before each turn."
-    )
-    out.table("AutoGen", note, [*found["add"], *found["reads"], *found["foreign"], turn])
+    out.rows([*found["add"], *found["reads"], *found["foreign"], turn])
     return out
 
 

@@ -1,5 +1,8 @@
-"""Concurrency: write throughput of tasks, threads and processes against sequential writes, and
-event-loop stalls beside AutoGen, LangGraph and MCP operations."""
+"""Concurrency: write throughput, each round every subject writing a block of new items into a
+fresh copy of a store (tasks: one ``asyncio.gather``; threads sharing one store object;
+processes on the same path), against sequential writes; and event-loop stalls (gaps beyond 1 ms
+in a heartbeat task sleeping 1 ms at a time) beside AutoGen, LangGraph and MCP operations,
+against the run's longest engine call."""
 
 from __future__ import annotations
 
@@ -10,7 +13,6 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +27,12 @@ from mnem_mcp import StoreSettings, build_server
 
 LIMITS = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}
 STALL_LIMIT = 1.5
+USES = ("open", "refused")  # handle opens; opens refused (another process had the store)
 
 
-@dataclass(frozen=True)
-class Plan:
-    items: int = 1_000
-    block: int = 120  # writes per subject per round (a multiple of ``workers``)
-    rounds: int = 6
-    stall_rounds: int = 200
-    workers: int = 4
-
-
-FULL, SMOKE = Plan(), Plan(items=20, block=4, rounds=1, stall_rounds=4, workers=2)
+# block: writes per subject per round (a multiple of workers)
+FULL = h.Plan(items=1_000, block=120, rounds=6, stall_rounds=200, workers=4)
+SMOKE = h.Plan(items=20, block=4, rounds=1, stall_rounds=4, workers=2)
 
 
 def put_args(i: int) -> tuple[tuple[str, str], str, dict[str, Any]]:
@@ -67,112 +63,96 @@ async def templates(scratch: h.Scratch, n: int) -> dict[str, Path]:
     }
 
 
-def usage(recorder: h.Recorder, label: str | None = None) -> dict[str, int]:
-    """Sections (their summed ns), handle opens, drops and refused opens (another process had it)."""
-    found = {kind: len(recorder.of(kind)) for kind in ("open", "drop", "refused")}
-    return {**found, "section_ns": sum(e.took for e in recorder.of("section", label))}
+def put_all(store: MnemosyneStore, numbers: range) -> None:
+    for i in numbers:
+        store.put(*put_args(i))
 
 
-def write_share(path: str, first: int, count: int) -> dict[str, int]:
-    """In a worker process: put ``count`` new items from ``first``; how the store was used."""
+def write_share(path: str, numbers: range) -> Counter[str]:
+    """In a worker process: put new items ``numbers``; how the store was used."""
     recorder = h.Recorder()
     with recorder.observing(), MnemosyneStore(path) as store:
-        for i in range(first, first + count):
-            store.put(*put_args(i))
-    return usage(recorder)
+        put_all(store, numbers)
+    return Counter({kind: len(recorder.of(kind)) for kind in USES})
 
 
-async def bench_throughput(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> dict[str, Any]:
-    stores, block, workers = await templates(scratch, plan.items), plan.block, range(plan.workers)
-    share, threads = block // plan.workers, ThreadPoolExecutor(plan.workers)
+async def bench_throughput(
+    scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder
+) -> dict[str, Any]:
+    stores, block = await templates(scratch, plan.items), plan.block
+    threads = ThreadPoolExecutor(plan.workers)
+    share = block // plan.workers
+    shares = [range(n * share, (n + 1) * share) for n in range(plan.workers)]
     processes = ProcessPoolExecutor(plan.workers, mp_context=multiprocessing.get_context("spawn"))
-    wait([processes.submit(time.sleep, 1) for _ in workers])  # every worker started
-    used: dict[str, list[dict[str, int]]] = {}
+    wait([processes.submit(time.sleep, 1) for _ in shares])  # every worker started
+    used: dict[str, list[Counter[str]]] = {}
 
-    async def langgraph(mode: str, path: Path) -> dict[str, int] | None:
+    async def write(family: str, mode: str, path: Path) -> Counter[str] | None:
+        """A block of new items (AutoGen's open and first read timed alike); from processes,
+        how they used the store."""
         if mode == "processes":
-            jobs = [processes.submit(write_share, str(path), n * share, share) for n in workers]
-            return {key: sum(job.result()[key] for job in jobs) for key in jobs[0].result()}
-
+            jobs = [processes.submit(write_share, str(path), numbers) for numbers in shares]
+            return sum((job.result() for job in jobs), Counter())
+        if family == "autogen":
+            async with h.using(MnemosyneMemory("bench", path)) as memory:
+                adds = [memory.add(item(plan.items + i)) for i in range(block)]
+                for added in [asyncio.gather(*adds)] if mode == "tasks" else adds:  # or in turn
+                    await added
+            return None
         async with MnemosyneStore(path) as store:
             if mode == "tasks":
                 await asyncio.gather(*(store.aput(*put_args(i)) for i in range(block)))
             elif mode == "threads":
-
-                def share_of(n: int) -> None:
-                    recorder.local.label = "langgraph_threads"
-                    for i in range(n * share, (n + 1) * share):
-                        store.put(*put_args(i))
-
-                wait([threads.submit(share_of, n) for n in workers])
+                wait([threads.submit(put_all, store, numbers) for numbers in shares])
             else:
-                for i in range(block):
-                    store.put(*put_args(i))
+                put_all(store, range(block))
         return None
 
-    async def autogen(mode: str, path: Path) -> None:  # the open and first read timed alike
-        memory = MnemosyneMemory("bench", path)
-        adds = [memory.add(item(plan.items + i)) for i in range(block)]
-        if mode == "tasks":
-            await asyncio.gather(*adds)
-        else:
-            for add in adds:
-                await add
-        await memory.close()
-
     def step(name: str) -> h.Step:
-        family, mode = name.split("_")
-
         async def timed(call: int) -> int:
-            path, recorder.local.label = scratch.fresh(stores[family]), name
+            family, mode = name.split("_")
+            path = scratch.fresh(stores[family])
             recorder.events.clear()
             started = time.perf_counter_ns()
-            found = await (langgraph if family == "langgraph" else autogen)(mode, path)
+            found = await write(family, mode, path)
             took = time.perf_counter_ns() - started
             if call >= 1:  # past the warm-up round
-                found = found or usage(recorder, name)
-                used.setdefault(name, []).append({**found, "block_ns": took})
-            recorder.local.label = ""
+                in_process = Counter({kind: len(recorder.of(kind)) for kind in USES})
+                used.setdefault(name, []).append(found or in_process)
             scratch.discard(path)
             return took
 
         return timed
 
     names = [f"langgraph_{mode}" for mode in ("sequential", "tasks", "threads", "processes")]
-    names += ["autogen_sequential", "autogen_tasks"]
     try:
-        steps = {name: step(name) for name in names}
-        samples = await h.interleave(steps, plan.rounds, warmup=1, label="throughput")
+        steps = {name: step(name) for name in [*names, "autogen_sequential", "autogen_tasks"]}
+        samples = await h.interleave(steps, plan.rounds, warmup=1)
     finally:
         threads.shutdown()
         processes.shutdown()
-    stats = h.summaries(samples)
-    sequential = {name: stats[f"{name.split('_')[0]}_sequential"]["median_ms"] for name in names}
-    ratios = {n: round(sequential[n] / stats[n]["median_ms"], 3) for n in names if "_seq" not in n}
-    use = {
-        name: {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
-        for name, rows in used.items()
-    }
-    found = {"items": plan.items, "block": block, "workers": plan.workers, "subjects": stats}
-    return found | {"use": use, "ratios": ratios}
+    stats = h.case("", samples)["subjects"]
+    sequential = {n: stats[f"{n.split('_')[0]}_sequential"]["median_ms"] for n in stats}
+    ratios = {n: round(sequential[n] / stats[n]["median_ms"], 3) for n in stats if "_seq" not in n}
+    use = {n: {k: sum(r[k] for r in rows) / len(rows) for k in USES} for n, rows in used.items()}
+    found = {"items": plan.items, "block": block, "workers": plan.workers, "use": use}
+    return found | {"subjects": stats, "ratios": ratios}
 
 
-async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> dict[str, Any]:
+async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -> dict[str, Any]:
     n = plan.items
     paths = {kind: scratch.fresh(path) for kind, path in (await templates(scratch, n)).items()}
     memory, graph = MnemosyneMemory("bench", paths["autogen"]), MnemosyneStore(paths["langgraph"])
     server = build_server(StoreSettings(path=paths["mcp"]))
-    gaps: dict[str, list[tuple[int, int, int]]] = {}  # per operation: (end, wall, loop CPU) ns
+    gaps: dict[str, list[int]] = {}  # per operation, ns
 
     async def beat() -> None:
-        last, last_cpu = time.perf_counter_ns(), time.thread_time_ns()
+        last = time.perf_counter_ns()
         while True:
             await asyncio.sleep(0.001)
-            now, cpu = time.perf_counter_ns(), time.thread_time_ns()
-            gaps.setdefault(getattr(recorder.local, "label", ""), []).append(
-                (now, now - last, cpu - last_cpu)
-            )
-            last, last_cpu = now, cpu
+            now = time.perf_counter_ns()
+            gaps.setdefault(getattr(recorder.local, "label", ""), []).append(now - last)
+            last = now
 
     async with Client(server) as client:
         ops: dict[str, Callable[[int], Awaitable[Any]]] = {
@@ -203,7 +183,7 @@ async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> 
         recorder.events.clear()
         try:
             steps = {name: step(name) for name in ops}
-            samples = await h.interleave(steps, plan.stall_rounds, warmup=0, label="stalls")
+            await h.interleave(steps, plan.stall_rounds, warmup=0)
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -214,28 +194,15 @@ async def bench_stalls(scratch: h.Scratch, plan: Plan, recorder: h.Recorder) -> 
     scratch.discard(*paths.values())
     longest, rows = recorder.longest("call"), {}
     for name in ops:
-        end, wall, cpu = max(gaps.get(name, [(0, 0, 0)]), key=lambda gap: gap[1])
-        calls: Counter[str] = Counter()
-        for event, ns in recorder.covered("call", end - wall, end):
-            calls[event.what] += ns / 1e6
-        section = sum(ns for _, ns in recorder.covered("section", end - wall, end)) / 1e6
-        stalls = [max(0, wall - 1_000_000) for _, wall, _ in gaps.get(name, [(0, 0, 0)])]
-        own = recorder.longest("call", name)
-        held = ", ".join(f"`{m}` {h.ms(t)}" for m, t in calls.items() if t >= 0.05) or "none"
-        rows[name] = {
-            "op": h.summary(samples[name]),
-            "longest_stall_ms": max(stalls) / 1e6,
-            "why": f"longest stall {h.ms(max(stalls) / 1e6)}, p99 {h.ms(h.summary(stalls)['p99_ms'])}; the "
-            f"longest gap, {h.ms(wall / 1e6)}, held engine calls ({held}) and {h.ms(section)} of "
-            f"sections, the loop's thread ran {h.ms(cpu / 1e6)} of CPU in it; the operation's longest "
-            f"section {h.ms(recorder.longest('section', name).took / 1e6)}, its longest engine call "
-            + (f"`{own.what}` {h.ms(own.took / 1e6)}" if own.took else "none"),
-        }
+        own, stall = recorder.longest("call", name), max(0, max(gaps.get(name, [0])) - 1e6) / 1e6
+        why = f"Longest stall {h.ms(stall)}; the operation's longest engine call "
+        why += f"`{own.what}` {h.ms(own.took / 1e6)}." if own.took else "none."
+        rows[name] = {"longest_stall_ms": stall, "why": why}
     found = {"items": n, "rounds": plan.stall_rounds, "longest": [longest.what, longest.took / 1e6]}
     return found | {"ops": rows}
 
 
-async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
     recorder = h.Recorder()
     with recorder.observing():
         h.progress(f"write throughput: blocks of {plan.block} into stores of {plan.items:,} items")
@@ -246,48 +213,23 @@ async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
 
 def summarize(found: dict[str, Any]) -> h.Summary:
     out, tp, stalls = h.Summary(), found["throughput"], found["stalls"]
-    stats, block, use, rows = tp["subjects"], tp["block"], tp["use"], []
+    where = f"{tp['items']:,} items, blocks of {tp['block']}"
     for key, measured in tp["ratios"].items():
-        (family, mode), u = key.split("_"), use[key]
-        seq, count = f"{family}_sequential", block if mode == "tasks" else tp["workers"]
-        busy = [x["section_ns"] / x["block_ns"] for x in (u, use[seq])]
-        note = (
-            f"the store busy (in sections) {busy[0]:.0%} of a block, sequentially {busy[1]:.0%};"
-            f" per block {h.num(u['open'])} handle opens, {h.num(u['drop'])} drops,"
-            f" {h.num(u['refused'])} refused"
-        )
-        row = {"case": f"{family} {mode}", "subjects": {key: stats[key], seq: stats[seq]}}
-        rows.append({**row, "ratios": {"sequential/subject": measured}, "note": note})
-        label = f"{family} write throughput with {count} {mode} ≥ {LIMITS[mode]:g}x sequential"
-        where, why = (
-            f"{tp['items']:,} items, blocks of {block}",
-            f"Medians: {h.medians(row)}; {note}.",
-        )
-        out.target(
-            f"concurrency.{key}", label, measured, LIMITS[mode], where, why, higher_is_better=True
-        )
-    (what, longest), where = (
-        stalls["longest"],
-        f"{stalls['rounds']} calls, stores of {stalls['items']:,}",
-    )
+        (family, mode), use = key.split("_"), tp["use"][key]
+        row = {"subjects": {k: tp["subjects"][k] for k in (key, f"{family}_sequential")}}
+        why = f"Medians: {h.medians(row)}; per block {h.num(use['open'])} handle opens, "
+        why += f"{h.num(use['refused'])} refused (another process had the store)."
+        count, limit = tp["block"] if mode == "tasks" else tp["workers"], LIMITS[mode]
+        label = f"{family} write throughput with {count} {mode} ≥ {limit:g}x sequential"
+        out.target(f"concurrency.{key}", label, measured, limit, where, why, higher_is_better=True)
+    what, longest = stalls["longest"]
+    where = f"{stalls['rounds']} calls, stores of {stalls['items']:,}; the longest engine call"
+    where += f" `{what}` {h.ms(longest)}"
     for name, row in stalls["ops"].items():
         measured = round(row["longest_stall_ms"] / longest, 3)
-        ratio = {"longest stall/longest engine call": measured}
-        rows.append(
-            {"case": name, "subjects": {"op": row["op"]}, "ratios": ratio, "note": row["why"]}
-        )
         label = f"longest loop stall during `{name}` ≤ {STALL_LIMIT:g}x the longest engine call"
         key = f"concurrency.stall.{name.replace(' ', '_')}"
         out.target(key, label, measured, STALL_LIMIT, where, row["why"])
-    note = (
-        f"Throughput: each round every subject writes {block} new items into a fresh copy of a"
-        f" {tp['items']:,}-item store (tasks: one `asyncio.gather`; threads: {tp['workers']} sharing"
-        f" one store object; processes: {tp['workers']} on the same path), block times compared."
-        f" Stalls: gaps beyond 1 ms in a heartbeat task sleeping 1 ms at a time beside"
-        f" {stalls['rounds']} calls of each operation on stores of {stalls['items']:,} nodes, against"
-        f" the run's longest engine call (`{what}` {h.ms(longest)})."
-    )
-    out.table("Concurrency", note, rows)
     return out
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,14 +20,9 @@ DIMENSION, PAIR = 3072, "mnemosyne/lancedb"
 START = datetime(2026, 1, 1)
 
 
-@dataclass(frozen=True)
-class Plan:
-    sizes: tuple[int, ...] = (100, 1_000)  # records in the store
-    saves: int = 100
-    searches: int = 200
-
-
-FULL, SMOKE = Plan(), Plan((20,), 3, 3)
+# sizes: records in the store
+FULL = h.Plan(sizes=(100, 1_000), saves=100, searches=200)
+SMOKE = h.Plan(sizes=(20,), saves=3, searches=3)
 
 
 def vector(seed: int) -> list[float]:
@@ -54,7 +48,7 @@ def fill(storage: Any, n: int) -> None:
         storage.save([make(i) for i in range(start, min(n, start + 10))])
 
 
-async def bench(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
     """``search`` (the whole store, one scope), ``save`` and a save then a search (CrewAI's
     encoding: look for similar, then save) on copies of the same ``n`` records."""
 
@@ -84,11 +78,8 @@ async def bench(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
         name, op = f"search (limit 10) over {where}, n={n:,}", "search_scope" if scope else "search"
         rows.append(await h.compare(name, ops, plan.searches, PAIR, count=10, n=n, op=op))
     ops = {name: lambda _, s=s: s.save([make(next(fresh))]) for name, s in storages.items()}
-    rows.append(
-        await h.compare(
-            f"save (one record), n={n:,}", ops, plan.saves, PAIR, count=3, n=n, op="save"
-        )
-    )
+    name = f"save (one record), n={n:,}"
+    rows.append(await h.compare(name, ops, plan.saves, PAIR, count=3, n=n, op="save"))
     ops = {
         name: lambda _, s=s: (s.save([make(next(fresh))]), s.search(query))
         for name, s in storages.items()
@@ -100,8 +91,7 @@ async def bench(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
     return {"cases": rows}
 
 
-async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    return await h.by_size(scratch, plan, bench, "save and search")
+workloads = h.by_size(bench, "save and search")
 
 
 if __name__ == "__main__":

@@ -1,19 +1,19 @@
-"""History at 3,000 commits: ``why``, item history and ``when_did``, cold and warm, per adapter,
-each in a new process, with the longest hold of the store; and ``mnem-history html``."""
+"""History at 3,000 commits: ``why``, item history and ``when_did`` per adapter, each in a new
+process: cold (its first call, while another caller asks for the store every 2 ms; its longest
+turn is its longest hold of the store), then warm (the median of repeats); and
+``mnem-history html`` on each store, in a new process."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import json
 import resource
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +37,7 @@ CALLS = {  # each adapter's operations, as the report names them (n: the node ne
 }
 
 
-@dataclass(frozen=True)
-class Plan:
-    commits: int = 3_000
-    warm_reps: int = 10
-    together: bool = False  # run one adapter's processes at once (smoke only)
-
-
-FULL, SMOKE = Plan(), Plan(commits=40, warm_reps=2, together=True)
+FULL, SMOKE = h.Plan(commits=3_000, warm_reps=10), h.Plan(commits=40, warm_reps=2)
 
 
 def text(i: int) -> MemoryContent:
@@ -108,68 +101,54 @@ async def operation(
 
 
 @contextlib.asynccontextmanager
-async def contender(store: str, recorder: h.Recorder, *, thread: bool) -> AsyncIterator[list[int]]:
-    """Another caller asking for the store every 2 ms for an empty session; yields its waits.
+async def contender(store: str, *, thread: bool) -> AsyncIterator[None]:
+    """Another caller asking for the store every 2 ms for an empty session.
 
     Beside an async read it is a task of the same loop; beside a blocking read, a thread
     (engine calls never release the GIL: a thread beside an async read may get no chance
     to ask for hundreds of milliseconds).
     """
-    claim, stop, waits = open_store(store, author="bench", create=False), threading.Event(), [0]
+    claim, stop = open_store(store, author="bench", create=False), threading.Event()
 
     def ask() -> None:
-        recorder.local.label = "contender"
         while not stop.wait(0.002):
-            started = time.perf_counter_ns()
             with claim.session():
-                waits.append(time.perf_counter_ns() - started)
+                pass
 
     async def aask() -> None:
         while not stop.is_set():
             await asyncio.sleep(0.002)
-            started = time.perf_counter_ns()
             async with claim.asession():
-                waits.append(time.perf_counter_ns() - started)
+                pass
 
     running = asyncio.ensure_future(asyncio.to_thread(ask) if thread else aask())
     await asyncio.sleep(0.01)
     try:
-        yield waits
+        yield
     finally:
         stop.set()
         await running
         claim.close()
 
 
-async def child(adapter: str, op: str, store: str, commits: int, reps: int) -> dict[str, Any]:
+async def child(adapter: str, op: str, store: str, commits: str, reps: str) -> dict[str, Any]:
     """One operation in a new process: cold (beside the contender), then ``reps`` warm."""
     recorder = h.Recorder()
     async with contextlib.AsyncExitStack() as stack:
-        call = await operation(adapter, op, store, commits, stack)
+        call = await operation(adapter, op, store, int(commits), stack)
         with recorder.observing():
-            async with contender(store, recorder, thread=adapter == "langgraph") as waits:
+            async with contender(store, thread=adapter == "langgraph"):
                 recorder.local.label = "cold"
                 cold = await h.clock(call())
             recorder.local.label = "warm"
-            warm = [await h.clock(call()) for _ in range(reps)]
-        warm_profile = await h.profile(3, call)
+            warm = [await h.clock(call()) for _ in range(int(reps))]
     hold = recorder.longest("turn", "cold")
     inside = recorder.covered("call", hold.start, hold.end)
-    longest = max(inside, key=lambda found: found[1], default=(hold, 0))
-    return {
-        "adapter": adapter,
-        "op": op,
-        "cold_ms": cold / 1e6,
-        "warm": h.summary(warm),
-        "warm_max_ms": max(warm) / 1e6,
-        "hold_ms": hold.took / 1e6,
-        "hold_why": f"{h.num(sum(ns for _, ns in inside) / 1e6)} ms of engine calls, the longest `{longest[0].what}` {h.num(longest[1] / 1e6)} ms",
-        "section_ms": recorder.longest("section", "cold").took / 1e6,
-        "contender_wait_max_ms": max(waits) / 1e6,
-        "cold_engine": recorder.engine("cold"),
-        "warm_engine": recorder.engine("warm", per=reps),
-        "warm_profile": warm_profile,
-    }
+    longest, took = max(inside, key=lambda found: found[1], default=(hold, 0))
+    held = f"{h.ms(sum(ns for _, ns in inside) / 1e6)} of engine calls"
+    found = {"adapter": adapter, "op": op, "cold_ms": cold / 1e6, "hold_ms": hold.took / 1e6}
+    found["hold_why"] = f"{held}, the longest `{longest.what}` {h.ms(took / 1e6)}"
+    return found | {"warm": h.summary(warm), "warm_engine": recorder.engine("warm", per=int(reps))}
 
 
 def view_html(store: Path) -> dict[str, float]:
@@ -183,46 +162,27 @@ def view_html(store: Path) -> dict[str, float]:
     return {"wall_s": wall, "cpu_s": cpu, "page_mb": page.stat().st_size / 1e6}
 
 
-async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    rows, views = [], {}
+async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
+    rows, views, args = [], {}, [str(plan.commits), str(plan.warm_reps)]
     for adapter, ops in CALLS.items():
-        h.progress(f"{adapter}: building a store of {plan.commits:,} commits")
-        started, made = time.monotonic(), functools.partial(build, adapter, commits=plan.commits)
-        template = await scratch.template(adapter, made)
-        views[adapter] = {"build_s": time.monotonic() - started}
-        stores = [scratch.fresh(template) for _ in ops]
-        views[adapter] |= view_html(stores[0])
-        h.progress(f"{adapter}: {', '.join(ops)}, cold then warm, each in a new process")
-        args = [str(plan.commits), str(plan.warm_reps)]
-        runs = [
-            [__file__, "--child", adapter, op, str(s), *args]
-            for op, s in zip(ops, stores, strict=True)
-        ]
-        rows += h.children_json(runs, together=plan.together)
-        scratch.discard(*stores)
+        h.progress(f"{adapter}: a store of {plan.commits:,} commits; {', '.join(ops)} in processes")
+        template = await scratch.template(adapter, partial(build, adapter, commits=plan.commits))
+        stores = {op: scratch.fresh(template) for op in ops}
+        views[adapter] = view_html(stores[next(iter(ops))])
+        rows += [h.child_json(__file__, adapter, op, str(s), *args) for op, s in stores.items()]
+        scratch.discard(*stores.values())
     return {"commits": plan.commits, "reads": rows, "view_html": views}
 
 
 def summarize(found: dict[str, Any]) -> h.Summary:
     reads, commits, views, out = found["reads"], found["commits"], found["view_html"], h.Summary()
-    rows = []
     for r in reads:
         adapter, op, limit = r["adapter"], r["op"], WARM_LIMIT_MS[r["op"]]
-        where, engine = f"{adapter} {CALLS[adapter][op]}", r["warm_engine"]
         label = f"warm `{op}` ≤ {limit:g} ms at {commits:,} commits, {adapter}"
-        why = f"Engine calls per warm call: {h.calls_line(engine)}.{h.profile_line(r['warm_profile'])}"
-        out.target(
-            f"history.warm.{adapter}.{op}", label, r["warm"]["median_ms"], limit, where, why, " ms"
-        )
-        cold = h.calls_line(dict(list(r["cold_engine"].items())[:3]))
-        note = (
-            f"cold {h.ms(r['cold_ms'])} (engine: {cold}); warm max {h.ms(r['warm_max_ms'])}; hold "
-            f"{h.ms(r['hold_ms'])} ({r['hold_why']}); section {h.ms(r['section_ms'])}; the other "
-            f"caller's longest wait {h.ms(r['contender_wait_max_ms'])}"
-        )
-        rows.append(
-            {"case": where, "subjects": {"warm": r["warm"]}, "engine": engine, "note": note}
-        )
+        why = f"Engine calls per warm call: {h.calls_line(r['warm_engine'])}."
+        where = f"{adapter} {CALLS[adapter][op]}; cold {h.ms(r['cold_ms'])}"
+        key, warm = f"history.warm.{adapter}.{op}", r["warm"]["median_ms"]
+        out.target(key, label, warm, limit, where, why, " ms")
     held = sorted(reads, key=lambda r: -r["hold_ms"])
     over = [f"{r['adapter']} `{r['op']}` {h.ms(r['hold_ms'])} ({r['hold_why']})" for r in held]
     why = (
@@ -236,31 +196,15 @@ def summarize(found: dict[str, Any]) -> h.Summary:
     label = f"longest continuous hold of the store by a read at {commits:,} commits ≤ {HOLD_LIMIT_MS:g} ms"
     where = f"{held[0]['adapter']} `{held[0]['op']}`, cold"
     out.target("history.hold", label, held[0]["hold_ms"], HOLD_LIMIT_MS, where, why, " ms")
-    for adapter, v in views.items():
-        note = (
-            f"{h.num(v['wall_s'])} s, {h.num(v['cpu_s'])} s of CPU, a {h.num(v['page_mb'])} MB page"
-        )
-        rows.append({"case": f"`mnem-history html`, {adapter}'s store", "note": note})
     slowest = max(views, key=lambda a: views[a]["wall_s"])
     label = (
         f"`mnem-history html` on a {commits:,}-commit store ≤ {VIEW_LIMIT_S:g} s, in a new process"
     )
-    why, wall = f"{h.num(views[slowest]['cpu_s'])} s of CPU.", views[slowest]["wall_s"]
-    out.target("history.view_html", label, wall, VIEW_LIMIT_S, slowest, why, " s")
-    note = (
-        f"A store of {commits:,} commits per adapter. Cold: the first call in a new process; warm:"
-        " the median (and max) of the repeats; hold: the longest turn the cold call kept while"
-        " another caller asked for the store every 2 ms; section: its longest run of engine calls"
-        " without a pause. `mnem-history html`: `python -m mnem_adapter_kit.view --store S html"
-        " --out F` in a new process."
-    )
-    out.table("History", note, rows)
+    view = views[slowest]
+    why = f"{h.num(view['cpu_s'])} s of CPU; a {h.num(view['page_mb'])} MB page."
+    out.target("history.view_html", label, view["wall_s"], VIEW_LIMIT_S, slowest, why, " s")
     return out
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--child"]:
-        adapter, op, store, commits, reps = sys.argv[2:7]
-        print(json.dumps(asyncio.run(child(adapter, op, store, int(commits), int(reps)))))
-    else:
-        h.execute("history", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("history", __doc__ or "", FULL, SMOKE, workloads, child)

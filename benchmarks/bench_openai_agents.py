@@ -1,9 +1,9 @@
-"""OpenAI Agents SDK: one turn's ``add_items`` against a raw engine commit of the nodes it wrote
-(replayed), ``get_items`` against the SDK's file-backed ``SQLiteSession``."""
+"""OpenAI Agents SDK, ``n`` items in the session: one turn's ``add_items`` (a user message, a
+function call, its output, the answer) against a raw engine commit of the nodes it wrote
+(replayed), ``get_items`` against the SDK's file-backed ``SQLiteSession`` of the same items."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +20,9 @@ ADD_WHY = (
 )
 
 
-@dataclass(frozen=True)
-class Plan:
-    sizes: tuple[int, ...] = (100, 2_000)  # items in the session
-    adds: int = 200
-    reads: int = 300
-    profile_calls: int = 20
-
-
-FULL, SMOKE = Plan(), Plan((20,), 3, 3, 2)
+# sizes: items in the session
+FULL = h.Plan(sizes=(100, 2_000), adds=200, reads=300)
+SMOKE = h.Plan(sizes=(20,), adds=3, reads=3)
 
 
 def turn(n: int) -> list[dict[str, Any]]:
@@ -55,9 +49,9 @@ def add(session: MnemosyneSession, i: int) -> Any:
     return session.add_items(turn(i))
 
 
-async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
     """A session of ``n`` items (added 100 at a time): ``add_items`` against the raw commit,
-    ``get_items`` against ``SQLiteSession`` holding the same items, the profiles."""
+    ``get_items`` against ``SQLiteSession`` holding the same items."""
     items = history(n)
 
     async def build(path: Path) -> None:
@@ -80,43 +74,21 @@ async def bench_size(scratch: h.Scratch, plan: Plan, n: int) -> dict[str, Any]:
             found["reads"].append(row)
     control.close()
     scratch.discard(path, sqlite_path)
-    path, numbers = scratch.fresh(template), iter(range(n, n + plan.profile_calls + 1))
-    async with opened(path) as session:
-        adds = await h.profile(plan.profile_calls, lambda: add(session, next(numbers)))
-        reads = await h.profile(plan.profile_calls, lambda: session.get_items(20))
-    scratch.discard(path)
-    found["profiles"] = {f"openai-agents add_items (n={n:,})": adds}
-    found["profiles"][f"openai-agents get_items(limit=20) (n={n:,})"] = reads
     return found
 
 
-async def workloads(scratch: h.Scratch, plan: Plan) -> dict[str, Any]:
-    return await h.by_size(scratch, plan, bench_size, "add_items, get_items, profiles")
+workloads = h.by_size(bench_size, "add_items, get_items")
 
 
 def summarize(found: dict[str, Any]) -> h.Summary:
-    profiles = found["profiles"]
-    out = h.Summary(profiles=profiles)
-    for row in found["add"]:
-        n = f"{row['n']:,}"
-        label = f"Agents SDK `add_items` (one turn, 4 items) ≤ 1.2x a raw engine commit of the same nodes, {n} items"
-        why = h.because(row, profiles.get(f"openai-agents add_items (n={n})"), ADD_WHY)
-        measured = row["ratios"]["adapter/raw_commit"]
-        out.target(f"openai_agents.add_items.{row['n']}", label, measured, 1.2, f"n={n}", why)
-    row = max((r for r in found["reads"] if r["op"] == "get_items(limit=20)"), key=lambda r: r["n"])
-    n = f"{row['n']:,}"
-    label = (
-        f"Agents SDK `get_items(limit=20)` ≤ 1.5x `SQLiteSession.get_items(limit=20)`, {n} items"
-    )
-    why = h.because(row, profiles.get(f"openai-agents get_items(limit=20) (n={n})"))
-    measured = row["ratios"]["adapter/sqlite_session"]
-    out.target(f"openai_agents.get_items.{row['n']}", label, measured, 1.5, f"n={n}", why)
-    note = (
-        "`n`: items in the session; a turn is a user message, a function call, its output and the"
-        " answer. `sqlite_session`: the SDK's file-backed `SQLiteSession` holding the same items;"
-        " `raw_commit`: the raw engine commit of the nodes the session committed."
-    )
-    out.table("OpenAI Agents SDK", note, [*found["add"], *found["reads"]])
+    out = h.Summary()
+    label = "Agents SDK `add_items` (one turn, 4 items) ≤ 1.2x a raw engine commit of the same nodes, {} items"
+    out.per_row("openai_agents.add_items", label, found["add"], "adapter/raw_commit", 1.2, ADD_WHY)
+    reads = [r for r in found["reads"] if r["op"] == "get_items(limit=20)"]
+    label = "Agents SDK `get_items(limit=20)` ≤ 1.5x `SQLiteSession.get_items(limit=20)`, {} items"
+    largest = [max(reads, key=lambda r: r["n"])]
+    out.per_row("openai_agents.get_items", label, largest, "adapter/sqlite_session", 1.5)
+    out.rows([*found["add"], *found["reads"]])
     return out
 
 

@@ -1,14 +1,12 @@
 """What every benchmark shares: a subject and its anchor are timed in the same rounds, in
 rotating order, and compared as ratios of medians; stores are built once in RAM and copied to
-the on-disk work directory per subject, so each starts from the same bytes and really fsyncs.
-"""
+the on-disk work directory per subject, so each starts from the same bytes and really fsyncs."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
-import cProfile
 import datetime
 import functools
 import gc
@@ -17,7 +15,6 @@ import inspect
 import json
 import os
 import platform
-import pstats
 import shutil
 import statistics
 import subprocess
@@ -25,9 +22,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, NamedTuple, TypeVar
 
 import mnem
@@ -39,9 +37,11 @@ RESULTS = BENCH_DIR / "results"
 # bench_<name>.py, and the package families whose versions a result names
 SCRIPTS = ("autogen", "langgraph", "mcp", "openai_agents", "agent_framework", "concurrency", "history", "growth")  # fmt: skip
 FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "agent", "matplotlib", "crewai", "lancedb"}  # fmt: skip
+Plan = SimpleNamespace  # a benchmark's sizes and rounds: its FULL and SMOKE, in its JSON
 T = TypeVar("T")
 Step = Callable[[int], Awaitable[int]]
 """One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
+Workloads = Callable[["Scratch", Plan], Coroutine[Any, Any, dict[str, Any]]]
 
 
 def progress(message: str) -> None:
@@ -78,14 +78,10 @@ def summary(samples_ns: Iterable[int]) -> dict[str, float]:
     return {"count": len(found), "median_ms": median, "p99_ms": p99, "mean_ms": mean}
 
 
-def summaries(samples: Mapping[str, list[int]]) -> dict[str, dict[str, float]]:
-    return {name: summary(found) for name, found in samples.items() if found}
-
-
 def case(name: str, samples: Mapping[str, list[int]], *pairs: str, **more: Any) -> dict[str, Any]:
-    """A result row: its name, each subject's statistics, the ratios ``pairs`` of their medians
-    (where both subjects ran), and ``more``."""
-    stats, ratios = summaries(samples), {}
+    """A row: its name, each subject's statistics, the ratios ``pairs`` of medians, ``more``."""
+    stats = {subject: summary(found) for subject, found in samples.items() if found}
+    ratios = {}
     for pair in pairs:
         subject, anchor = pair.split("/")
         if subject in stats and anchor in stats:
@@ -105,8 +101,7 @@ async def clock(call: Awaitable[Any]) -> int:
 
 
 def timed(op: Callable[[int], Any], before: Callable[[int], Any] | None = None) -> Step:
-    """A step timing ``op(call)`` after an untimed ``before(call)``; when ``op`` returns an
-    awaitable, only awaiting it is timed."""
+    """A step timing ``op(call)`` (only its awaiting, if awaitable) after untimed ``before``."""
 
     async def step(i: int) -> int:
         if before is not None:
@@ -124,10 +119,10 @@ def timed(op: Callable[[int], Any], before: Callable[[int], Any] | None = None) 
 
 
 async def interleave(
-    steps: Mapping[str, Step], rounds: int, *, warmup: int = 2, label: str = ""
+    steps: Mapping[str, Step], rounds: int, *, warmup: int = 2
 ) -> dict[str, list[int]]:
     """Run every subject once per round, rotating the order, the GC off; their timed samples."""
-    names, reported = list(steps), time.monotonic()
+    names = list(steps)
     samples: dict[str, list[int]] = {name: [] for name in names}
     gc.collect()
     gc.disable()
@@ -138,9 +133,6 @@ async def interleave(
                 took = await steps[name](call)
                 if call >= warmup:
                     samples[name].append(took)
-            if time.monotonic() - reported > 5:
-                progress(f"{label}: round {call - warmup + 1}/{rounds}")
-                reported = time.monotonic()
     finally:
         gc.enable()
     return samples
@@ -155,12 +147,12 @@ async def compare(
     before: Callable[[str, int], Any] | None = None,
     **more: Any,
 ) -> dict[str, Any]:
-    """The row of ``ops`` (sync or async) timed in the same rounds, each after an untimed
-    ``before(name, call)``; with ``count``, the first op's engine calls (``count`` calls)."""
+    """The row of ``ops`` timed in the same rounds, after untimed ``before(name, call)``s; with
+    ``count``, the first op's engine calls (``count`` calls)."""
     if count:
         more["engine"] = await engine_calls(functools.partial(next(iter(ops.values())), 0), count)
     steps = {k: timed(op, before and functools.partial(before, k)) for k, op in ops.items()}
-    return case(name, await interleave(steps, rounds, label=name), *pairs, **more)
+    return case(name, await interleave(steps, rounds), *pairs, **more)
 
 
 @contextlib.asynccontextmanager
@@ -203,34 +195,20 @@ async def against_raw(
     return row
 
 
-async def by_size(
-    scratch: Scratch, plan: Any, bench: Callable[..., Awaitable[dict[str, Any]]], label: str
-) -> dict[str, Any]:
-    """``bench(scratch, plan, n)`` at each of ``plan.sizes``: its lists of rows and its dicts
-    (profiles) joined."""
-    found: dict[str, Any] = {}
-    for n in plan.sizes:
-        progress(f"{label}: n={n}")
-        for key, got in (await bench(scratch, plan, n)).items():
-            found[key] = (
-                found.get(key, []) + got if isinstance(got, list) else found.get(key, {}) | got
-            )
-    return found
+def by_size(
+    bench: Callable[[Scratch, Plan, int], Awaitable[dict[str, Any]]], label: str
+) -> Workloads:
+    """Workloads running ``bench(scratch, plan, n)`` at each of ``plan.sizes``, lists joined."""
 
+    async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for n in plan.sizes:
+            progress(f"{label}: n={n}")
+            for key, rows in (await bench(scratch, plan, n)).items():
+                found.setdefault(key, []).extend(rows)
+        return found
 
-async def profile(calls: int, op: Callable[[], Any]) -> list[list[Any]]:
-    """cProfile ``calls`` calls of ``op`` (sync or async): the top functions by own time, per call."""
-    found = cProfile.Profile()
-    for _ in range(calls):
-        found.enable()
-        await settle(op())
-        found.disable()
-    rows = []  # [function, calls, own ms, cumulative ms], per call of op
-    for (path, line, func), (_, ncalls, own, cumulative, _) in pstats.Stats(found).stats.items():
-        short = next((path.split(m, 1)[1] for m in ("/src/", "/site-packages/") if m in path), None)
-        name = f"{short or os.path.basename(path)}:{line}({func})" if line else func
-        rows.append([name, round(ncalls / calls, 2), own / calls * 1e3, cumulative / calls * 1e3])
-    return sorted(rows, key=lambda row: -row[2])[:8]
+    return workloads
 
 
 class Event(NamedTuple):
@@ -392,19 +370,12 @@ class RawStore:
         engine.commit("replayed", author="bench")
 
 
-def children_json(runs: list[list[str]], *, together: bool = False) -> list[dict[str, Any]]:
-    """The JSON each of ``runs`` (this Python's arguments) printed last, run in turn or at once."""
-    found: list[Any] = []
-    procs = []
-    for args in runs:
-        procs.append(subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True))
-        if not together:
-            found.append(procs[-1].communicate()[0])
-    found += [proc.communicate()[0] for proc in procs[len(found) :]]
-    for args, proc in zip(runs, procs, strict=True):
-        if proc.returncode != 0:
-            raise subprocess.CalledProcessError(proc.returncode, args)
-    return [json.loads(out.strip().splitlines()[-1]) for out in found]
+def child_json(script: str, *args: str) -> dict[str, Any]:
+    """What the ``child(*args)`` given to ``script``'s :func:`execute` returns, in a new process."""
+    run = [sys.executable, script, "--child", *args]
+    done = subprocess.run(run, stdout=subprocess.PIPE, text=True, check=True)
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
 
 
 async def call_tool(client: Any, name: str, **arguments: Any) -> Any:
@@ -434,30 +405,32 @@ class Target:
         return self.measured >= self.limit if self.higher_is_better else self.measured <= self.limit
 
 
-@dataclass(frozen=True)
-class Table:
-    title: str
-    note: str
-    headers: list[str]
-    rows: list[list[str]]
-
-
 @dataclass
 class Summary:
     targets: list[Target] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
-    profiles: dict[str, list[list[Any]]] = field(default_factory=dict)
-    charts: dict[str, dict[str, float]] = field(default_factory=dict)  # panel -> bar -> height
+    table: list[list[str]] = field(default_factory=list)  # its header first
+    note: str = ""  # beside the module's docstring
+    chart: tuple[str, dict[str, float]] = ("", {})  # title, bars: when there is no target
 
     def target(self, *args: Any, **kwargs: Any) -> None:
         self.targets.append(Target(*args, **kwargs))
 
-    def table(self, title: str, note: str, rows: list[dict[str, Any]]) -> None:
-        """Rows of ``{"case", "subjects": stats, "ratios", "engine"?, "note"?}``, a line each."""
+    def per_row(
+        self, key: str, label: str, rows: list[Any], pair: str, limit: float, why: str = ""
+    ) -> None:
+        """A target per row: ratio ``pair``; the row's size ``n`` or ``k`` ends the key, fills ``{}``."""
+        for row in rows:
+            size = next(s for s in ("n", "k") if s in row)
+            at, n = row[size], f"{row[size]:,}"
+            measured, why_n = row["ratios"][pair], because(row, why)
+            self.target(f"{key}.{at}", label.format(n), measured, limit, f"{size}={n}", why_n)
+
+    def rows(self, rows: list[dict[str, Any]]) -> None:
+        """The table: rows ``{"case", "subjects": stats, "ratios", "engine"?}``, a line each."""
         keys = {"medians": "subjects", "ratios": "ratios", "engine calls per call": "engine"}
         shown = [c for c in CELLS if any(keys.get(c, c) in row for row in rows)]
         cells = [[r["case"], *(CELLS[c](r) if keys.get(c, c) in r else "" for c in shown)] for r in rows]  # fmt: skip
-        self.tables.append(Table(title, note, ["case", *shown], cells))
+        self.table = [["case", *shown], *cells]
 
 
 def num(value: float) -> str:
@@ -478,26 +451,23 @@ CELLS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "medians": medians,
     "ratios": lambda r: ", ".join(f"{p} {num(v)}x" for p, v in r["ratios"].items()),
     "engine calls per call": lambda r: calls_line(r["engine"]),
-    "note": lambda r: r["note"],
 }
 
 
-def because(row: Mapping[str, Any], profiled: list[list[Any]] | None = None, more: str = "") -> str:
-    """Why a row's target is where it is: its medians, engine calls, profile, and ``more``."""
+def because(row: Mapping[str, Any], more: str = "") -> str:
+    """Why a row's target is where it is: its medians, engine calls, and ``more``."""
     calls = f" Engine calls per call: {calls_line(row['engine'])}." if "engine" in row else ""
-    return f"Medians: {medians(row)}.{calls}{profile_line(profiled)}" + (more and f" {more}")
-
-
-def profile_line(rows: list[list[Any]] | None) -> str:
-    """The top four rows of a profile as a sentence ("" without one)."""
-    top = [f"`{function}` x{calls:g} {ms(own)}" for function, calls, own, _ in rows or []]
-    return f" cProfile, own time per call: {'; '.join(top[:4])}." if rows else ""
+    return f"Medians: {medians(row)}.{calls}" + (more and f" {more}")
 
 
 def execute(
-    name: str, description: str, full: Any, smoke: Any, workloads: Callable[..., Any]
+    name: str, description: str, full: Plan, smoke: Plan, workloads: Workloads, child: Any = None
 ) -> None:
-    """Parse the options, run ``workloads`` in a scratch space, write ``<out>/<name>.json``."""
+    """Parse the options, run ``workloads`` in a scratch space, write ``<out>/<name>.json``; or
+    with ``--child``, print what ``child`` returns (for :func:`child_json`)."""
+    if sys.argv[1:2] == ["--child"]:
+        print(json.dumps(asyncio.run(settle(child(*sys.argv[2:])))))
+        return
     args = parser(description).parse_args()
     started, plan, load = time.monotonic(), smoke if args.smoke else full, [os.getloadavg()[0]]
     result: dict[str, Any] = {"benchmark": name, "smoke": args.smoke, "machine": machine()}
@@ -514,7 +484,7 @@ def execute(
     finally:
         sampling.set()
         scratch.discard(scratch.disk, scratch.ram)
-    result |= {"plan": asdict(plan), "elapsed_s": round(time.monotonic() - started, 1)}
+    result |= {"plan": vars(plan), "elapsed_s": round(time.monotonic() - started, 1)}
     result["load"] = {"mean": round(statistics.fmean(load), 2), "max": max(load)}
     path = args.out / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)

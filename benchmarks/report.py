@@ -1,12 +1,12 @@
 """Render the JSON results (``--results DIR``, default ``benchmarks/results``) into ``SUMMARY.md``
-and one PNG each: each benchmark's ``summarize`` turns its stored workloads into targets, tables
-and profiles, beside the figures from before the kit's redesign (``results/before.json``)."""
+and one PNG each: each benchmark's ``summarize`` turns its stored workloads into targets and
+tables, beside the figures from before the kit's redesign (``results/before.json``)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,6 @@ import matplotlib.pyplot as plt
 from harness import RESULTS, SCRIPTS, Summary, Target, num
 
 VERDICTS = {True: "PASS", False: "**MISS**", None: "n/a"}
-PROFILE = ["function", "calls / op", "own ms / op", "cumulative ms / op"]
 
 
 def table(headers: list[str], rows: list[list[str]]) -> list[str]:
@@ -72,54 +71,32 @@ def targets(found: list[tuple[str, Target]], before: dict[str, str]) -> list[str
     return [*lines, "### Misses explained", "", *missed, ""] if missed else lines
 
 
-def profiles(summaries: dict[str, Summary], before: dict[str, Any]) -> list[str]:
-    lines = [
-        "## Profiles",
-        "",
-        "cProfile of the operations with targets: the functions with the most own time per "
-        "call (cProfile slows Python more than engine calls: read as proportions), each after "
-        "the same operation's profile from before the kit's redesign where there is one.",
-        "",
-    ]
-    for name, rows in ((n, r) for s in summaries.values() for n, r in s.profiles.items()):
-        op = name.split(" (")[0]
-        shown = (
-            [(f"Before: {op}, {before[op]['at']}", before.pop(op)["rows"])] if op in before else []
-        )
-        for title, found in [*shown, (f"After: {name}", rows)]:
-            cells = [[f"`{f}`", f"{calls:g}", num(own), num(cum)] for f, calls, own, cum in found]
-            lines += [f"**{title}**", "", *table(PROFILE, cells)]
-    return lines
-
-
 def draw(name: str, summary: Summary, path: Path) -> bool:
-    """The targets as measured / limit (1 or less passes), and the benchmark's own panels."""
-    ratios = {
-        t.key.split(".", 1)[1]: t.limit / t.measured if t.higher_is_better else t.measured / t.limit
-        for t in summary.targets
-        if t.measured
-    }
-    panels = {"measured / limit (log; 1 or less passes)": ratios, **summary.charts}
-    panels = {title: bars for title, bars in panels.items() if bars}
-    if not panels:
+    """The targets as measured / limit (1 or less passes; red: missed), else the chart's bars."""
+    title, bars = (
+        "measured / limit (log; 1 or less passes)",
+        {
+            t.key.split(".", 1)[1]: t.limit / t.measured
+            if t.higher_is_better
+            else t.measured / t.limit
+            for t in summary.targets
+            if t.measured
+        },
+    )
+    title, bars = (title, bars) if bars else summary.chart
+    if not bars:
         return False
-    height = 0.8 + 0.3 * max(map(len, panels.values()))
-    figure, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), height), squeeze=False)
-    for ax, (title, bars) in zip(axes[0], panels.items(), strict=True):
-        missed = title.startswith("measured / limit")  # red: a missed target
-        ax.barh(
-            list(bars),
-            list(bars.values()),
-            color=["tab:red" if missed and v > 1 else "tab:blue" for v in bars.values()],
-        )
-        ax.axvline(1, color="black", linewidth=0.8)
-        ax.set_xscale("log")
-        ax.set_xlim(min(0.1, min(bars.values()) / 2), max(10, max(bars.values()) * 2))
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-        ax.set_title(f"{name}: {title}", fontsize=10)
-        ax.invert_yaxis()
-        ax.tick_params(axis="y", labelsize=7)
-        ax.grid(True, axis="x", alpha=0.3)
+    figure, ax = plt.subplots(figsize=(7, 0.8 + 0.3 * len(bars)))
+    colors = ["tab:red" if summary.targets and v > 1 else "tab:blue" for v in bars.values()]
+    ax.barh(list(bars), list(bars.values()), color=colors)
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlim(min(0.1, min(bars.values()) / 2), max(10, max(bars.values()) * 2))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.set_title(f"{name}: {title}", fontsize=10)
+    ax.invert_yaxis()
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(True, axis="x", alpha=0.3)
     figure.tight_layout()
     figure.savefig(path, dpi=90)
     plt.close(figure)
@@ -138,21 +115,16 @@ def main() -> None:
     if not results:
         raise SystemExit(f"no results in {folder}")
     before = load(RESULTS / "before.json") or {}
-    modules = {n: importlib.import_module(f"bench_{n}") for n in results}
+    modules = {n: import_module(f"bench_{n}") for n in results}
     summaries = {n: modules[n].summarize(r["workloads"]) for n, r in results.items()}
     body: list[str] = []
     for name, summary in summaries.items():
-        chart, module = folder / f"{name}.png", modules[name]
-        if hasattr(module, "draw"):
-            drawn = module.draw(results[name]["workloads"], chart)
-        else:
-            drawn = draw(name, summary, chart)
+        drawn = draw(name, summary, folder / f"{name}.png")
         body += [f"## {name}", ""] + [f"![{name}]({name}.png)", ""] * drawn
-        for found in summary.tables:
-            body += [f"**{found.title}**", "", found.note, "", *table(found.headers, found.rows)]
+        body += [" ".join(f"{modules[name].__doc__} {summary.note}".split()), ""]
+        body += table(summary.table[0], summary.table[1:]) if summary.table else []
     found = [(name, t) for name, summary in summaries.items() for t in summary.targets]
     lines = header(results) + targets(found, before.get("targets", {})) + body
-    lines += profiles(summaries, dict(before.get("profiles", {})))
     (folder / "SUMMARY.md").write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     print(f"wrote {folder / 'SUMMARY.md'}")
 
