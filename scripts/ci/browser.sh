@@ -12,4 +12,4 @@ if [ ! -x "$CHROMIUM" ]; then
 fi
 "$CHROMIUM" --version
 npm_pinned browser "$TOOLS"
-echo "playwright-core $(node -p "require(process.argv[1]).version" "$TOOLS/node_modules/playwright-core/package.json") in $TOOLS"
+npm ls --prefix "$TOOLS"

@@ -13,17 +13,16 @@ from pathlib import Path
 import yaml
 
 WORKFLOWS = Path(__file__).resolve().parents[2] / ".github" / "workflows"
-PINNED = re.compile(r"^\s*-?\s*uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40}\s+#\s*v\d[\w.]*\s*$")
-USES = re.compile(r"^\s*-?\s*uses:\s*(\S+)")
+USES = re.compile(r"^\s*-?\s*uses:(?!\s*\./)\s*")  # an action from elsewhere, not ./
+PINNED = re.compile(USES.pattern + r"[\w.-]+/[\w./-]+@[0-9a-f]{40}\s+#\s*v\d[\w.]*\s*$")
 RELEASE_GATE = {"ci", "gate"}  # the reusable CI workflow and the on-main check
 
 
 def problems_in(path: Path) -> list[str]:
     problems = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        match, line = USES.match(line), line.strip()
-        if match and not match.group(1).startswith("./") and not PINNED.match(line):
-            problems.append(f"{path.name}:{number}: not pinned to a SHA with its version: {line}")
+        if USES.match(line) and not PINNED.match(line):
+            problems.append(f"{path.name}:{number}: not pinned to a SHA, # vX.Y.Z: {line.strip()}")
     workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
     if workflow.get("defaults", {}).get("run", {}).get("shell") != "bash":
         problems.append(f"{path.name}: set `defaults: run: shell: bash` (pipefail for every step)")
@@ -33,12 +32,10 @@ def problems_in(path: Path) -> list[str]:
             if "${{" in step.get("run", ""):
                 name = step.get("name", step["run"].splitlines()[0])
                 problems.append(f"{path.name}: {job_id}/{name}: pass ${{{{ }}}} values via env:")
-        needs = job.get("needs", [])
-        needs = {needs} if isinstance(needs, str) else set(needs)
+        needs = set(job["needs"]) if isinstance(job.get("needs"), list) else {job.get("needs")}
         publishes = any("gh-action-pypi-publish" in str(step.get("uses", "")) for step in steps)
         if path.name == "release.yml" and publishes and not needs >= RELEASE_GATE:
-            missing = sorted(RELEASE_GATE - needs)
-            problems.append(f"{path.name}: job {job_id} publishes without needing {missing}")
+            problems.append(f"{path.name}: {job_id} publishes before {RELEASE_GATE - needs} pass")
     return problems
 
 

@@ -6,13 +6,11 @@
 source "$(dirname "$0")/lib.sh"
 scratch drift
 git ls-files -z --cached --others --exclude-standard | tar -c --null -T - -f - | tar -x -C "$WORK"
-cd "$WORK"
+cd "$WORK" && git init -q  # a checkout, as the suite expects (what git ignores, for one)
 export UV_PROJECT_ENVIRONMENT=$WORK/.venv
-started=$SECONDS
 
 say "pass 1: uv lock --upgrade (the newest versions our ranges admit), $("$PYTHON" --version)"
-changes=$(uv lock --upgrade 2>&1 | grep -E '^(Updated|Added|Removed) ' || true)
-echo "${changes:-no newer versions than uv.lock holds}" | sed 's/^/   /'
+uv lock --upgrade 2>&1 | sed 's/^/   /'  # what changed (Updated, Added, Removed), or why it failed
 uv sync --locked --all-packages --python "$PYTHON" --quiet
 uv pip check
 engine=$(uv pip show mnem-agents | sed -n 's/^Version: //p')
@@ -29,4 +27,3 @@ else
     say "pass 2: the whole suite with mnem-agents $newest"
     uv run --no-sync pytest -q -p no:cacheprovider
 fi
-say "drift.sh finished in $((SECONDS - started))s"

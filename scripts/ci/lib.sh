@@ -1,20 +1,26 @@
-# Sourced by the scripts here, release.yml and inspector_check.sh: strict mode, the checkout's root
+# Sourced by the scripts here and inspector_check.sh: strict mode, the checkout's root
 # as working directory, no Python downloads by uv, PYTHON (MNEM_CI_PYTHON, else python3.11).
 set -euo pipefail
 MNEM_CI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CALLER=$PWD ROOT=$(cd "$MNEM_CI_DIR/../.." && pwd)
+ROOT=$(cd "$MNEM_CI_DIR/../.." && pwd)
 cd "$ROOT"
 export UV_PYTHON_DOWNLOADS=never PYTHONUNBUFFERED=1
 PYTHON="${MNEM_CI_PYTHON:-$(command -v python3.11 || command -v python3)}"
+SUMMARY=() FAILED=0
 
 say() { printf -- '-- %s\n' "$*"; }
-here() { (cd "$CALLER" && cd "$1" && pwd); }  # a path the caller gave, made absolute
 # scratch NAME: WORK, a temporary directory removed when the script exits.
 scratch() { WORK=$(mktemp -d "${TMPDIR:-/tmp}/mnem-$1.XXXXXX") && trap 'rm -rf "$WORK"' EXIT; }
 # release ARG...: scripts/ci/release.py under PYTHON, with packaging (and tomli before 3.11).
 release() {
     uv run --quiet --no-project --isolated --python "$PYTHON" --with packaging \
         --with 'tomli; python_version < "3.11"' python "$MNEM_CI_DIR/release.py" "$@"
+}
+# fresh VENV ARG...: a new environment VENV (PYTHON), `uv pip install ARG...` there, checked.
+fresh() {
+    uv venv --quiet --python "$PYTHON" "$1"
+    uv pip install --quiet --python "$1/bin/python" "${@:2}"
+    uv pip check --quiet --python "$1/bin/python"
 }
 
 # npm_pinned NAME DIR: `npm ci` of the tree scripts/ci/npm/NAME locks into DIR, unless DIR holds
@@ -30,35 +36,37 @@ npm_pinned() {
     cp "$locked/package-lock.json" "$dir/node_modules/.mnem-ci-lock.json"
 }
 
-# built_pins DIST: `name==version` of each wheel in DIST, so no same-named PyPI release stands in.
-built_pins() {
-    local wheel name version
-    for wheel in "$1"/*.whl; do
-        IFS=- read -r name version _ <<<"$(basename "$wheel")"
-        printf '%s==%s\n' "${name//_/-}" "$version"
-    done
+# stage PACKAGE...: RUN with check_installed.py, readme_blocks.py and, under RUN/readmes, the
+# packages' READMEs, so the checks on an environment import nothing from the checkout; and
+# MARKDOWN_DOCS, the pytest-markdown-docs uv.lock pins, to install beside the built wheels.
+stage() {
+    MARKDOWN_DOCS=$(uv export --frozen --no-hashes --all-packages --no-emit-workspace |
+        sed -n 's/^\(pytest-markdown-docs==[^ ;]*\).*/\1/p')
+    RUN=$WORK/run
+    mkdir -p "$RUN/readmes"
+    cp "$MNEM_CI_DIR/check_installed.py" "$MNEM_CI_DIR/readme_blocks.py" "$RUN"/
+    printf 'packages/%s/README.md\n' "$@" | tar -cf - -T - | tar -xf - -C "$RUN/readmes"
+}
+# readmes PYTHON ARG...: the staged READMEs' blocks (pytest ARG... under PYTHON), VENV on PATH.
+readmes() {
+    (cd "$RUN/readmes" && PATH="$VENV/bin:$PATH" PYTHONPATH="$RUN" env -u OPENAI_API_KEY \
+        "$1" -m pytest -v -p no:cacheprovider -p readme_blocks --markdown-docs "${@:2}" packages)
 }
 
-# locked NAME: `NAME==VERSION` as uv.lock pins it, for a tool installed beside built wheels.
-locked() {
-    uv export --frozen --no-hashes --all-packages --no-emit-workspace | sed -n "s/^\($1==[^ ;]*\).*/\1/p"
-}
-
-# check_source DIST URL: each wheel names URL as its Source, so users are sent to the repository
-# that built it.
-check_source() {
-    local wheel
-    for wheel in "$1"/*.whl; do
-        unzip -p "$wheel" '*.dist-info/METADATA' | grep -Fx "Project-URL: Source, $2" >/dev/null ||
-            { echo "$(basename "$wheel") does not name $2 as its Source" >&2; return 1; }
-    done
-}
-
-# run_checked CMD...: CMD in a subshell with errexit, its exit code in `status`. A plain statement:
-# inside `f || status=$?` bash ignores `set -e`, so a failing step in f would go unnoticed.
-run_checked() {
+# checked LABEL CMD...: CMD in a subshell with errexit, its outcome into SUMMARY (and FAILED). Not
+# `f || status=$?`: there bash ignores `set -e` inside f, so a failing step would go unnoticed.
+checked() {
+    local began=$SECONDS status
     set +e
-    (set -e; "$@")
+    (set -e; "${@:2}")
     status=$?
     set -e
+    SUMMARY+=("$1: $([ "$status" -eq 0 ] && echo passed || echo FAILED) ($((SECONDS - began))s)")
+    [ "$status" -eq 0 ] || FAILED=1
+}
+# summary TITLE: SUMMARY under TITLE, then exit 1 if anything failed.
+summary() {
+    say "$1"
+    printf '   %s\n' "${SUMMARY[@]}"
+    exit "$FAILED"
 }

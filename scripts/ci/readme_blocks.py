@@ -23,6 +23,7 @@ import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from pytest_markdown_docs._runners import DefaultRunner, register_runner  # no public runner API
@@ -58,39 +59,25 @@ class Pasted(DefaultRunner):
 
     def runtest(self, test: FenceTestDefinition, args: Any, *, asyncio_runner: Any = None) -> None:
         kind, reading = marker(test), READINGS[test.source_path]
-        data = os.path.join(reading.workdir, "data")  # the reader's data stays in the workdir
-        if kind == "quick-start":  # as a reader runs it: pasted into a file, then `python FILE`
-            path = Path(reading.workdir, f"quick_start_{test.start_line}.py")
-            path.write_text(test.source, encoding="utf-8")
-            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MNEM_STORE")}
-            done = subprocess.run(
-                [sys.executable, path], cwd=reading.workdir, env={**env, "XDG_DATA_HOME": data},
-                capture_output=True, text=True, timeout=QUICK_START_TIMEOUT,
-            )  # fmt: skip
-            sys.stdout.write(done.stdout)
-            if done.returncode != 0:
-                pytest.fail(
-                    f"the quick start at {test.source_path}:{test.start_line}, run as `python FILE`,"
-                    f" exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}",
-                    pytrace=False,
-                )
-            return
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         code = compile(test.source, str(test.source_path), "exec", flags=flags, dont_inherit=True)
         if kind == "compile-only":
             return
-        environ = dict(os.environ)  # what a block sets there ends with the block
-        try:
-            with pytest.MonkeyPatch.context() as patch:
-                patch.chdir(reading.workdir)
-                patch.setenv("XDG_DATA_HOME", data)
-                patch.delenv("MNEM_STORE", raising=False)
-                result = eval(code, reading.namespace)  # the README's own code, on purpose
-                if inspect.iscoroutine(result):
-                    reading.loop.run_until_complete(result)
-        finally:
-            os.environ.clear()
-            os.environ.update(environ)
+        # The reader's data stays in the workdir; what a block sets in os.environ ends with it.
+        data = os.path.join(reading.workdir, "data")
+        with mock.patch.dict(os.environ, XDG_DATA_HOME=data), pytest.MonkeyPatch.context() as patch:
+            patch.chdir(reading.workdir)
+            os.environ.pop("MNEM_STORE", None)
+            if kind == "quick-start":  # as a reader runs it: pasted into a file, then `python FILE`
+                os.environ.pop("PYTHONPATH", None)
+                path = Path(f"quick_start_{test.start_line}.py")
+                path.write_text(test.source, encoding="utf-8")
+                # Its output is the test's (pytest captures the streams it inherits); a failure raises.
+                subprocess.run([sys.executable, path], timeout=QUICK_START_TIMEOUT, check=True)
+                return
+            result = eval(code, reading.namespace)  # the README's own code, on purpose
+            if inspect.iscoroutine(result):
+                reading.loop.run_until_complete(result)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -107,9 +94,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (kept if test is None or env == wanted else dropped).append(item)
         if test is not None:
             quick_starts[Path(test.source_path)] += found == "quick-start"
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
     missing = sorted(str(path) for path, count in quick_starts.items() if not count)
     if missing and wanted is None:
         raise pytest.UsageError(
