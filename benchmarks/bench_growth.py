@@ -204,5 +204,28 @@ def summarize(found: dict[str, Any]) -> Summary:
     return out
 
 
+def draw(found: dict[str, Any], path: Path) -> bool:
+    """Disk and write time against N, log-log, each adapter (solid) beside its peer (dashed)."""
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 2, figsize=(13, 5))
+    for (adapter, peer), subject in itertools.product(ADAPTERS.items(), ("bounded", "peer")):
+        rows = [r for r in found["rows"] if (r["adapter"], r["subject"]) == (adapter, subject)]
+        mine = sorted(rows, key=lambda r: r["n"])
+        style, label = ("--", f"{adapter} ({peer})") if subject == "peer" else ("-o", adapter)
+        xs = [r["n"] for r in mine]
+        line = axes[0].plot(xs, [r["disk"] / 2**20 for r in mine], style, label=label)[0]
+        axes[1].plot(xs, [r["seconds"] for r in mine], style, color=line.get_color())
+    for ax, title in zip(axes, ("disk (MiB)", "time to write them all (s)"), strict=True):
+        ax.set(xscale="log", yscale="log", xlabel="items written (a turn counts as 4)")
+        ax.set_title(f"growth: {title}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=6, ncol=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return True
+
+
 if __name__ == "__main__":
     execute("growth", __doc__ or "", FULL, SMOKE, workloads, child)

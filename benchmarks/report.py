@@ -119,7 +119,8 @@ def main() -> None:
     summaries = {n: modules[n].summarize(r["workloads"]) for n, r in results.items()}
     body: list[str] = []
     for name, summary in summaries.items():
-        drawn = draw(name, summary, folder / f"{name}.png")
+        own, png = getattr(modules[name], "draw", None), folder / f"{name}.png"
+        drawn = own(results[name]["workloads"], png) if own else draw(name, summary, png)
         body += [f"## {name}", ""] + [f"![{name}]({name}.png)", ""] * drawn
         body += [" ".join(f"{modules[name].__doc__} {summary.note}".split()), ""]
         body += table(summary.table[0], summary.table[1:]) if summary.table else []
