@@ -2,8 +2,6 @@
 the same store, and one run's ``save_messages`` (a user message, a function call, its result,
 the answer) into a session of ``n`` messages against a raw engine commit of the same nodes."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any
 
@@ -22,31 +20,21 @@ SAVE_WHY = (
     " is the provider's own work: `Message.to_dict()`, the exact-JSON check, the identities"
     " that decide what is new, the per-loop gate and the event-loop yield."
 )
-
-
 # sizes: items in the memory, messages in the session
 FULL = h.Plan(sizes=(100, 1_000), reads=200, saves=200)
 SMOKE = h.Plan(sizes=(20,), reads=3, saves=3)
 
 
-def run_messages(n: int) -> list[Message]:
-    """One run's messages, as the history provider saves them."""
+def save(history: MnemosyneHistoryProvider, n: int) -> Any:
+    """One run's messages saved, as the history provider is given them."""
     call = f"call_{n}"
-    return [
+    messages = [
         Message("user", [f"What is the weather in city {n}?"]),
         Message("assistant", [Content.from_function_call(call, "get_weather", arguments={"n": n})]),
         Message("tool", [Content.from_function_result(call, result=f"sunny in city {n}")]),
         Message("assistant", [f"It is sunny in city {n}."], message_id=f"msg_{n}"),
     ]
-
-
-def before_run(provider: MnemosyneContextProvider) -> Any:
-    context = SessionContext(input_messages=[])
-    return provider.before_run(agent=None, session=None, context=context, state={})
-
-
-def save(history: MnemosyneHistoryProvider, i: int) -> Any:
-    return history.save_messages(SESSION, run_messages(i))
+    return history.save_messages(SESSION, messages)
 
 
 def opened(path: Path) -> Any:
@@ -57,9 +45,8 @@ def session_of(path: Path) -> Path:
     return Path(MnemosyneHistoryProvider(path).store_path_of(SESSION))
 
 
-async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
-    """An AutoGen memory of ``n`` items (one batch): ``before_run`` against its ``update_context``;
-    a session of ``n`` messages (a run at a time): ``save_messages`` against the raw commit."""
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
+    """An AutoGen memory of ``n`` items (one batch); a session of ``n`` messages (a run a time)."""
 
     async def memory(path: Path) -> None:
         async with h.using(MnemosyneMemory(NAME, path)) as written, written.batch():
@@ -76,7 +63,9 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]
     path = scratch.fresh(memories)
     provider, autogen = MnemosyneContextProvider(NAME, path), MnemosyneMemory(NAME, path)
     ops = {
-        "provider": lambda _: before_run(provider),
+        "provider": lambda _: provider.before_run(
+            agent=None, session=None, context=SessionContext(input_messages=[]), state={}
+        ),
         "autogen": lambda _: autogen.update_context(Context()),
     }
     name, pair = f"before_run, k={n:,}", "provider/autogen"
@@ -95,7 +84,7 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]
 workloads = h.by_size(bench_size, "before_run, save_messages")
 
 
-def summarize(found: dict[str, Any]) -> h.Summary:
+def summarize(found: h.Json) -> h.Summary:
     out = h.Summary()
     label = "Agent Framework `before_run` ≤ 3x `mnem-autogen`'s `update_context`, {} items"
     out.per_row("agent_framework.before_run", label, found["before_run"], "provider/autogen", 3.0)

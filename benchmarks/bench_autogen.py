@@ -4,8 +4,6 @@ copying floor (``ListMemory`` plus a ``copy.copy`` of each item it returns); ``q
 10,000 foreign nodes (other writers', an untimed write before each read) against none; an
 ``AssistantAgent`` turn on a replayed model, reset before each, against ``ListMemory``'s."""
 
-from __future__ import annotations
-
 import copy
 from pathlib import Path
 from typing import Any
@@ -31,8 +29,6 @@ FOREIGN_WHY = (
     "Neither read calls the engine (the mirror caught up from this process's own write records);"
     " the read follows an untimed write whose commit over 10,000 more nodes leaves caches colder."
 )
-
-
 # sizes: items in the store (the turn's: the first); reps: adds, reads; foreign_reads: rounds
 # with a write (untimed) before each read
 FULL = h.Plan(sizes=(100, 1_000), reps=200, foreign=10_000, foreign_reads=30, turns=50)
@@ -55,14 +51,16 @@ def add(memory: MnemosyneMemory, i: int) -> Any:
     return memory.add(item(i))
 
 
+async def add_all(name: str, path: Path, numbers: range) -> None:
+    """Items ``numbers`` added by the memory ``name`` at ``path``, in one batch."""
+    async with h.using(MnemosyneMemory(name, path)) as memory, memory.batch():
+        for i in numbers:
+            await memory.add(item(i))
+
+
 async def store(scratch: h.Scratch, k: int, foreign: int = 0) -> Path:
     """A template of ``k`` items of the memory under test, after ``foreign`` nodes of other
     writers (a third another AutoGen memory's items, the rest MCP-like notes written raw)."""
-
-    async def add_all(name: str, path: Path, numbers: range) -> None:
-        async with h.using(MnemosyneMemory(name, path)) as memory, memory.batch():
-            for i in numbers:
-                await memory.add(item(i))
 
     async def build(path: Path) -> None:
         if foreign:
@@ -73,13 +71,11 @@ async def store(scratch: h.Scratch, k: int, foreign: int = 0) -> Path:
     return await scratch.template(f"{k}-{foreign}", build)
 
 
-async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
-    """``add`` against the raw commit; ``update_context`` and ``query`` against ``ListMemory``
-    and the copying floor (its results, each ``copy.copy``-ed: the least a memory handing out
-    copies must do)."""
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
+    """``add``; the reads beside ``ListMemory`` and the floor of a memory handing out copies."""
     template = await store(scratch, n)
     adding = h.against_raw(scratch, template, opened, add, n + 1, plan.reps, f"add, n={n:,}", n=n)
-    found: dict[str, Any] = {"add": [await adding], "reads": []}
+    found: h.Json = {"add": [await adding], "reads": []}
     path, reference = scratch.fresh(template), items(n)
 
     async def floor_update(context: Context) -> list[MemoryContent]:
@@ -102,14 +98,10 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]
     return found | {"foreign": [await bench_foreign(scratch, plan, n, s) for s in SCENARIOS]}
 
 
-async def bench_foreign(scratch: h.Scratch, plan: h.Plan, k: int, scenario: str) -> dict[str, Any]:
-    """``query`` with ``plan.foreign`` nodes of other writers in the store against none, each
-    after an untimed write of its own or of another memory (``scenario``), or none."""
-    templates = {
-        "no_foreign": await store(scratch, k),
-        "foreign": await store(scratch, k, plan.foreign),
-    }
-    paths = {name: scratch.fresh(template) for name, template in templates.items()}
+async def bench_foreign(scratch: h.Scratch, plan: h.Plan, k: int, scenario: str) -> h.Json:
+    """``query`` with foreign nodes or none, after an untimed write (``scenario``) or none."""
+    foreign = {"no_foreign": 0, "foreign": plan.foreign}
+    paths = {name: scratch.fresh(await store(scratch, k, f)) for name, f in foreign.items()}
     memories = {name: MnemosyneMemory(NAME, path) for name, path in paths.items()}
     peers = {name: MnemosyneMemory(PEER, path) for name, path in paths.items()}
     for memory in memories.values():
@@ -129,9 +121,10 @@ async def bench_foreign(scratch: h.Scratch, plan: h.Plan, k: int, scenario: str)
     return row
 
 
-async def bench_turn(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
-    """One ``AssistantAgent`` turn on a replayed model, each memory holding ``k`` items."""
-    k = plan.sizes[0]
+async def workloads(scratch: h.Scratch, plan: h.Plan) -> h.Json:
+    label = f"add, update_context, query; query with {plan.foreign:,} foreign nodes or none"
+    found: h.Json = await h.by_size(bench_size, label)(scratch, plan)
+    k = plan.sizes[0]  # an AssistantAgent turn on a replayed model, each memory holding k items
     path = scratch.fresh(await store(scratch, k))
 
     def turn(subject: Any) -> h.Step:
@@ -141,7 +134,7 @@ async def bench_turn(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
         async def reset_then_turn(call: int) -> int:
             await agent.on_reset(CancellationToken())
             message = TextMessage(content=f"What do I drink? ({call})", source="user")
-            return await h.clock(agent.on_messages([message], CancellationToken()))
+            return await h.clock(agent.on_messages, [message], CancellationToken())
 
         return reset_then_turn
 
@@ -149,16 +142,10 @@ async def bench_turn(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
         steps = {"adapter": turn(memory), "list_memory": turn(items(k))}
         samples = await h.interleave(steps, plan.turns)
     scratch.discard(path)
-    return h.case(f"agent turn, k={k:,}", samples, "adapter/list_memory")
+    return found | {"turn": h.case(f"agent turn, k={k:,}", samples, "adapter/list_memory")}
 
 
-async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
-    label = f"add, update_context, query; query with {plan.foreign:,} foreign nodes or none"
-    found: dict[str, Any] = await h.by_size(bench_size, label)(scratch, plan)
-    return found | {"turn": await bench_turn(scratch, plan)}
-
-
-def summarize(found: dict[str, Any]) -> h.Summary:
+def summarize(found: h.Json) -> h.Summary:
     out, turn = h.Summary(), found["turn"]
     label = "AutoGen `add` ≤ 1.1x a raw engine `add` + `commit` of the same nodes, {} items"
     out.per_row("autogen.add", label, found["add"], "adapter/raw_commit", 1.1, ADD_WHY)
@@ -166,18 +153,18 @@ def summarize(found: dict[str, Any]) -> h.Summary:
         op, k, r = row["op"], row["k"], row["ratios"]
         copying = r["floor/list_memory"] > 3  # handing out copies alone costs more than 3x
         label = f"AutoGen `{op}` ≤ 3x `ListMemory` (or ≤ 1.2x the copying floor if that is above 3x), {k:,} items"
+        x = {pair: h.num(ratio) for pair, ratio in r.items()}
         where = (
-            f"k={k:,}: {h.num(r['adapter/list_memory'])}x `ListMemory`, {h.num(r['adapter/floor'])}x "
-            f"the floor (the floor: {h.num(r['floor/list_memory'])}x `ListMemory`)"
+            f"k={k:,}: {x['adapter/list_memory']}x `ListMemory`, {x['adapter/floor']}x the floor"
         )
+        where += f" (the floor: {x['floor/list_memory']}x `ListMemory`)"
         measured, limit = (r["adapter/floor"], 1.2) if copying else (r["adapter/list_memory"], 3.0)
         out.target(f"autogen.{op}.{k}", label, measured, limit, where, h.because(row))
     for scenario in SCENARIOS:
         rows = [r for r in found["foreign"] if r["scenario"] == scenario]
         row = max(rows, key=lambda r: r["ratios"]["foreign/no_foreign"])
         label = f"AutoGen `query` with foreign nodes ≤ 1.2x without, {scenario.replace('_', ' ')}"
-        measured = row["ratios"]["foreign/no_foreign"]
-        key = f"autogen.foreign.{scenario}"
+        measured, key = row["ratios"]["foreign/no_foreign"], f"autogen.foreign.{scenario}"
         out.target(key, label, measured, 1.2, row["case"], h.because(row, FOREIGN_WHY))
     extra = turn["subjects"]["adapter"]["median_ms"] - turn["subjects"]["list_memory"]["median_ms"]
     why = f"Beside a 500 ms model call the adapter's {h.num(extra)} ms would be {1 + extra / 500:.3f}x."

@@ -4,20 +4,18 @@ processes on the same path), against sequential writes; and event-loop stalls (g
 in a heartbeat task sleeping 1 ms at a time) beside AutoGen, LangGraph and MCP operations,
 against the run's longest engine call."""
 
-from __future__ import annotations
-
 import asyncio
-import contextlib
 import multiprocessing
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import harness as h
-from autogen_core.memory import MemoryContent
+from bench_autogen import add_all, item
 from langgraph.store.base import PutOp
 from mcp import Client
 
@@ -28,8 +26,6 @@ from mnem_mcp import StoreSettings, build_server
 LIMITS = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}
 STALL_LIMIT = 1.5
 USES = ("open", "refused")  # handle opens; opens refused (another process had the store)
-
-
 # block: writes per subject per round (a multiple of workers)
 FULL = h.Plan(items=1_000, block=120, rounds=6, stall_rounds=200, workers=4)
 SMOKE = h.Plan(items=20, block=4, rounds=1, stall_rounds=4, workers=2)
@@ -39,10 +35,6 @@ def put_args(i: int) -> tuple[tuple[str, str], str, dict[str, Any]]:
     return ("load", f"t{i % 8}"), f"k{i}", {"fact": f"the user prefers green tea, note {i}"}
 
 
-def item(i: int) -> MemoryContent:
-    return MemoryContent(content=f"fact {i}: the user prefers green tea", mime_type="text/plain")
-
-
 async def templates(scratch: h.Scratch, n: int) -> dict[str, Path]:
     """Stores of ``n`` nodes as each adapter writes them."""
 
@@ -50,15 +42,10 @@ async def templates(scratch: h.Scratch, n: int) -> dict[str, Path]:
         with MnemosyneStore(path) as store:
             store.batch([PutOp(("seed", f"s{i % 10}"), f"s{i}", {"i": i}) for i in range(n)])
 
-    async def autogen(path: Path) -> None:
-        async with h.using(MnemosyneMemory("bench", path)) as memory, memory.batch():
-            for i in range(n):
-                await memory.add(item(i))
-
     notes = [(f"user/fact-{i}", f"the user prefers green tea, note {i}") for i in range(n)]
     return {
         "langgraph": await scratch.template(f"lg-{n}", langgraph),
-        "autogen": await scratch.template(f"ag-{n}", autogen),
+        "autogen": await scratch.template(f"ag-{n}", partial(add_all, "bench", numbers=range(n))),
         "mcp": await scratch.template(f"mcp-{n}", lambda path: h.fill(path, notes)),
     }
 
@@ -76,61 +63,48 @@ def write_share(path: str, numbers: range) -> Counter[str]:
     return Counter({kind: len(recorder.of(kind)) for kind in USES})
 
 
-async def bench_throughput(
-    scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder
-) -> dict[str, Any]:
+async def bench_throughput(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -> h.Json:
     stores, block = await templates(scratch, plan.items), plan.block
-    threads = ThreadPoolExecutor(plan.workers)
     share = block // plan.workers
     shares = [range(n * share, (n + 1) * share) for n in range(plan.workers)]
+    threads = ThreadPoolExecutor(plan.workers)
     processes = ProcessPoolExecutor(plan.workers, mp_context=multiprocessing.get_context("spawn"))
     wait([processes.submit(time.sleep, 1) for _ in shares])  # every worker started
     used: dict[str, list[Counter[str]]] = {}
 
-    async def write(family: str, mode: str, path: Path) -> Counter[str] | None:
-        """A block of new items (AutoGen's open and first read timed alike); from processes,
-        how they used the store."""
+    async def write(name: str, call: int) -> int:
+        """A block of new items into a fresh copy (AutoGen's open and first read timed alike)."""
+        (family, mode), found = name.split("_"), None
+        path = scratch.fresh(stores[family])
+        recorder.events.clear()
+        started = time.perf_counter_ns()
         if mode == "processes":
             jobs = [processes.submit(write_share, str(path), numbers) for numbers in shares]
-            return sum((job.result() for job in jobs), Counter())
-        if family == "autogen":
+            found = sum((job.result() for job in jobs), Counter())
+        elif family == "autogen":
             async with h.using(MnemosyneMemory("bench", path)) as memory:
                 adds = [memory.add(item(plan.items + i)) for i in range(block)]
                 for added in [asyncio.gather(*adds)] if mode == "tasks" else adds:  # or in turn
                     await added
-            return None
-        async with MnemosyneStore(path) as store:
-            if mode == "tasks":
-                await asyncio.gather(*(store.aput(*put_args(i)) for i in range(block)))
-            elif mode == "threads":
-                wait([threads.submit(put_all, store, numbers) for numbers in shares])
-            else:
-                put_all(store, range(block))
-        return None
+        else:
+            async with MnemosyneStore(path) as store:
+                if mode == "tasks":
+                    await asyncio.gather(*(store.aput(*put_args(i)) for i in range(block)))
+                elif mode == "threads":
+                    wait([threads.submit(put_all, store, numbers) for numbers in shares])
+                else:
+                    put_all(store, range(block))
+        took = time.perf_counter_ns() - started
+        if call >= 1:  # past the warm-up round; from processes, how they used the store
+            in_process = Counter({kind: len(recorder.of(kind)) for kind in USES})
+            used.setdefault(name, []).append(found or in_process)
+        scratch.discard(path)
+        return took
 
-    def step(name: str) -> h.Step:
-        async def timed(call: int) -> int:
-            family, mode = name.split("_")
-            path = scratch.fresh(stores[family])
-            recorder.events.clear()
-            started = time.perf_counter_ns()
-            found = await write(family, mode, path)
-            took = time.perf_counter_ns() - started
-            if call >= 1:  # past the warm-up round
-                in_process = Counter({kind: len(recorder.of(kind)) for kind in USES})
-                used.setdefault(name, []).append(found or in_process)
-            scratch.discard(path)
-            return took
-
-        return timed
-
-    names = [f"langgraph_{mode}" for mode in ("sequential", "tasks", "threads", "processes")]
-    try:
-        steps = {name: step(name) for name in [*names, "autogen_sequential", "autogen_tasks"]}
-        samples = await h.interleave(steps, plan.rounds, warmup=1)
-    finally:
-        threads.shutdown()
-        processes.shutdown()
+    modes = ("sequential", "tasks", "threads", "processes")
+    names = [*(f"langgraph_{mode}" for mode in modes), "autogen_sequential", "autogen_tasks"]
+    with threads, processes:  # shut down afterwards
+        samples = await h.interleave({n: partial(write, n) for n in names}, plan.rounds, warmup=1)
     stats = h.case("", samples)["subjects"]
     sequential = {n: stats[f"{n.split('_')[0]}_sequential"]["median_ms"] for n in stats}
     ratios = {n: round(sequential[n] / stats[n]["median_ms"], 3) for n in stats if "_seq" not in n}
@@ -139,7 +113,7 @@ async def bench_throughput(
     return found | {"subjects": stats, "ratios": ratios}
 
 
-async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -> dict[str, Any]:
+async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -> h.Json:
     n = plan.items
     paths = {kind: scratch.fresh(path) for kind, path in (await templates(scratch, n)).items()}
     memory, graph = MnemosyneMemory("bench", paths["autogen"]), MnemosyneStore(paths["langgraph"])
@@ -155,26 +129,22 @@ async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -
             last = now
 
     async with Client(server) as client:
+        tool = partial(h.call_tool, client)
         ops: dict[str, Callable[[int], Awaitable[Any]]] = {
             "autogen add": lambda i: memory.add(item(n + i)),
             "autogen query": lambda i: memory.query(),
             "langgraph aput": lambda i: graph.aput(*put_args(i)),
             "langgraph aget": lambda i: graph.aget(("seed", f"s{i % 10}"), f"s{i % n}"),
-            "mcp remember": lambda i: h.call_tool(
-                client, "remember", node_id=f"user/new-{i}", content=i
-            ),
-            "mcp recall": lambda i: h.call_tool(client, "recall", node_id=f"user/fact-{i % n}"),
+            "mcp remember": lambda i: tool("remember", node_id=f"user/new-{i}", content=i),
+            "mcp recall": lambda i: tool("recall", node_id=f"user/fact-{i % n}"),
         }
 
-        def step(name: str) -> h.Step:
-            async def timed(call: int) -> int:
-                recorder.local.label = name
-                took = await h.clock(ops[name](call))
-                await asyncio.sleep(0.003)  # the beats right after the call count for it too
-                recorder.local.label = ""
-                return took
-
-            return timed
+        async def labelled(name: str, call: int) -> int:
+            recorder.local.label = name
+            took = await h.clock(ops[name], call)
+            await asyncio.sleep(0.003)  # the beats right after the call count for it too
+            recorder.local.label = ""
+            return took
 
         for call in range(2):  # warm-up, before anything is recorded
             for op in ops.values():
@@ -182,12 +152,10 @@ async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -
         heartbeat = asyncio.ensure_future(beat())
         recorder.events.clear()
         try:
-            steps = {name: step(name) for name in ops}
+            steps = {name: partial(labelled, name) for name in ops}
             await h.interleave(steps, plan.stall_rounds, warmup=0)
         finally:
             heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
     server.service.close()
     graph.close()
     await memory.close()
@@ -202,7 +170,7 @@ async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -
     return found | {"ops": rows}
 
 
-async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: h.Plan) -> h.Json:
     recorder = h.Recorder()
     with recorder.observing():
         h.progress(f"write throughput: blocks of {plan.block} into stores of {plan.items:,} items")
@@ -211,7 +179,7 @@ async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
         return {"throughput": throughput, "stalls": await bench_stalls(scratch, plan, recorder)}
 
 
-def summarize(found: dict[str, Any]) -> h.Summary:
+def summarize(found: h.Json) -> h.Summary:
     out, tp, stalls = h.Summary(), found["throughput"], found["stalls"]
     where = f"{tp['items']:,} items, blocks of {tp['block']}"
     for key, measured in tp["ratios"].items():

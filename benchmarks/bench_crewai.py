@@ -2,8 +2,6 @@
 and save-then-search. Not in ``harness.SCRIPTS``: it runs in ``packages/mnem-crewai``'s own
 environment (``cd packages/mnem-crewai && uv run python ../../benchmarks/bench_crewai.py``)."""
 
-from __future__ import annotations
-
 import contextlib
 import random
 from datetime import datetime, timedelta
@@ -18,10 +16,7 @@ from mnem_crewai import MnemosyneStorage
 
 DIMENSION, PAIR = 3072, "mnemosyne/lancedb"
 START = datetime(2026, 1, 1)
-
-
-# sizes: records in the store
-FULL = h.Plan(sizes=(100, 1_000), saves=100, searches=200)
+FULL = h.Plan(sizes=(100, 1_000), saves=100, searches=200)  # sizes: records in the store
 SMOKE = h.Plan(sizes=(20,), saves=3, searches=3)
 
 
@@ -48,9 +43,8 @@ def fill(storage: Any, n: int) -> None:
         storage.save([make(i) for i in range(start, min(n, start + 10))])
 
 
-async def bench(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
-    """``search`` (the whole store, one scope), ``save`` and a save then a search (CrewAI's
-    encoding: look for similar, then save) on copies of the same ``n`` records."""
+async def bench(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
+    """On copies of the same ``n`` records; save-then-search as CrewAI's encoding does."""
 
     def ours(path: Path) -> None:
         with contextlib.closing(MnemosyneStorage(path)) as storage:
@@ -60,10 +54,8 @@ async def bench(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
         fill(storage := LanceDBStorage(path=str(path), vector_dim=DIMENSION), n)
         storage.optimize()
 
-    paths = [
-        scratch.fresh(await scratch.template(f"{k}-{n}", build))
-        for k, build in (("mnem", ours), ("lance", theirs))
-    ]
+    builds = {"mnem": ours, "lance": theirs}
+    paths = [scratch.fresh(await scratch.template(f"{k}-{n}", b)) for k, b in builds.items()]
     storages = {
         "mnemosyne": MnemosyneStorage(paths[0]),
         "lancedb": LanceDBStorage(path=str(paths[1]), vector_dim=DIMENSION, compact_every=0),

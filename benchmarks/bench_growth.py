@@ -4,8 +4,6 @@ pick (each cell: ours / the peer's). ``N``: items (a turn counts as 4), or for `
 sessions of 3 turns in the default layout (an Agents SDK session opened and closed per
 conversation, one Agent Framework provider for all), the cells then per session."""
 
-from __future__ import annotations
-
 import asyncio
 import itertools
 import json
@@ -17,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness import Plan, Scratch, Summary, child_json, execute, num, progress
+from harness import Json, Plan, Scratch, Summary, child_json, execute, num, progress
 
 ADAPTERS = {  # adapter: its peer
     "autogen": "ListMemory + JSON",
@@ -28,8 +26,6 @@ ADAPTERS = {  # adapter: its peer
 }
 SESSIONS = {"openai_agents_sessions": "SQLiteSession", "agent_framework_sessions": "FileHistoryProvider"}  # fmt: skip
 SESSION_TURNS = 3
-
-
 # sessions: many short sessions, of SESSION_TURNS turns each
 FULL, SMOKE = Plan(sizes=(250, 1_000, 4_000), sessions=200), Plan(sizes=(8,), sessions=2)
 
@@ -78,13 +74,11 @@ def turn(i: int) -> list[list[dict[str, Any]]]:
 
 
 async def openai_agents(path: Path, n: int, peer: bool, sessions: bool) -> None:
-    """One session of ``n`` items, or ``n`` of SESSION_TURNS turns, each opened and closed, in
-    the default layout (the working directory is ``path``)."""
+    """One session of ``n`` items, or ``n`` of SESSION_TURNS turns each opened and closed."""
     from agents import SQLiteSession
 
     from mnem_openai_agents import MnemosyneSession
 
-    os.chdir(path)
     store, names = (None, [f"user-{s}" for s in range(n)]) if sessions else (path, ["growth"])
     for name in names:
         session: Any = SQLiteSession(name, "sessions.db") if peer else MnemosyneSession(name, store)
@@ -108,18 +102,13 @@ def messages(i: int) -> list[Any]:
 
 
 async def agent_framework(path: Path, n: int, peer: bool, sessions: bool) -> None:
-    """``n`` items in one session, or ``n`` sessions of SESSION_TURNS turns in the default layout
-    (the working directory is ``path``), through one provider."""
+    """``n`` items in one session, or ``n`` sessions of SESSION_TURNS turns, one provider."""
     from agent_framework import FileHistoryProvider
 
     from mnem_agent_framework import MnemosyneHistoryProvider
 
-    os.chdir(path)
-    store = None if sessions else path
-    if peer:
-        provider: Any = FileHistoryProvider(store or "sessions")
-    else:
-        provider = MnemosyneHistoryProvider(store)
+    at = None if sessions else path
+    provider: Any = FileHistoryProvider(at or "sessions") if peer else MnemosyneHistoryProvider(at)
     for s in range(n if sessions else 1):
         for i in range(SESSION_TURNS if sessions else n // 4):
             await provider.save_messages(f"user-{s}" if sessions else "growth", messages(i))
@@ -145,8 +134,9 @@ async def knowledge_graph(path: Path, n: int, peer: bool, _: bool) -> None:
     memory.close()
 
 
-def child(adapter: str, subject: str, n: str, path: str) -> dict[str, Any]:
-    """Write, then measure disk (allocated), peak resident memory and seconds."""
+def child(adapter: str, subject: str, n: str, path: str) -> Json:
+    """Write in ``path`` (the working directory: default layouts), then measure it and us."""
+    os.chdir(path)
     started = time.perf_counter()
     write, sessions = globals()[adapter.removesuffix("_sessions")], adapter.endswith("_sessions")
     asyncio.run(write(Path(path), int(n), subject == "peer", sessions))
@@ -157,7 +147,7 @@ def child(adapter: str, subject: str, n: str, path: str) -> dict[str, Any]:
     return {"disk": disk, "resident": resident, "seconds": seconds}
 
 
-async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
+async def workloads(scratch: Scratch, plan: Plan) -> Json:
     rows = []
     runs = [(a, n) for a in ADAPTERS for n in plan.sizes] + [(a, plan.sessions) for a in SESSIONS]
     for (adapter, n), subject in itertools.product(runs, ("bounded", "peer")):
@@ -168,12 +158,13 @@ async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
     return {"rows": rows}
 
 
-def both(pair: list[dict[str, Any]], key: str, scale: float, unit: str) -> str:
+def both(pair: list[Json], key: str, scale: float, unit: str) -> str:
     return " / ".join(num(r[key] * scale) for r in pair) + f" {unit}"
 
 
-def summarize(found: dict[str, Any]) -> Summary:
-    out, table = Summary(), []
+def summarize(found: Json) -> Summary:
+    table = [["adapter", "peer", "N", "disk per item", "resident", "write per item"]]
+    out = Summary(table=table)  # a row per adapter and N follows
     rows = {(r["adapter"], r["subject"], r["n"]): r for r in found["rows"]}  # no "one store"
     sizes = sorted({n for adapter, _, n in rows if adapter in ADAPTERS})
     low, high = (sizes[-2], sizes[-1]) if len(sizes) > 1 else (sizes[0], sizes[0])
@@ -199,16 +190,15 @@ def summarize(found: dict[str, Any]) -> Summary:
         ):  # fmt: skip
             label, key = f"{adapter}: {label}", f"growth.{adapter}.{key}"
             out.target(key, label, measured, limit, where, unit=unit)
-    headers = ["adapter", "peer", "N", "disk per item", "resident", "write per item"]
-    out.table = [headers, *table]
     return out
 
 
-def draw(found: dict[str, Any], path: Path) -> bool:
+def draw(found: Json, path: Path) -> bool:
     """Disk and write time against N, log-log, each adapter (solid) beside its peer (dashed)."""
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
-    figure, axes = plt.subplots(1, 2, figsize=(13, 5))
+    figure = Figure(figsize=(13, 5))
+    axes = figure.subplots(1, 2)
     for (adapter, peer), subject in itertools.product(ADAPTERS.items(), ("bounded", "peer")):
         rows = [r for r in found["rows"] if (r["adapter"], r["subject"]) == (adapter, subject)]
         mine = sorted(rows, key=lambda r: r["n"])
@@ -223,7 +213,6 @@ def draw(found: dict[str, Any], path: Path) -> bool:
     axes[0].legend(fontsize=6, ncol=2)
     figure.tight_layout()
     figure.savefig(path, dpi=90)
-    plt.close(figure)
     return True
 
 

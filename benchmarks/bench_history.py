@@ -3,8 +3,6 @@ process: cold (its first call, while another caller asks for the store every 2 m
 turn is its longest hold of the store), then warm (the median of repeats); and
 ``mnem-history html`` on each store, in a new process."""
 
-from __future__ import annotations
-
 import asyncio
 import contextlib
 import resource
@@ -12,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,13 +33,7 @@ CALLS = {  # each adapter's operations, as the report names them (n: the node ne
     "langgraph": {"why": "`why(ns, 'k0')`", "history": "`history()`"},
     "mcp": {"why": "`why(n)`", "history": "`history(n, limit=20)`", "when_did": "`when_did(n)`"},
 }
-
-
 FULL, SMOKE = h.Plan(commits=3_000, warm_reps=10), h.Plan(commits=40, warm_reps=2)
-
-
-def text(i: int) -> MemoryContent:
-    return MemoryContent(content=f"fact rev {i}", mime_type="text/plain")
 
 
 async def build(adapter: str, path: Path, commits: int) -> None:
@@ -50,9 +42,9 @@ async def build(adapter: str, path: Path, commits: int) -> None:
         async with h.using(MnemosyneMemory("bench", path)) as memory:
             async with memory.batch():
                 for i in range(NODES):
-                    await memory.add(text(i))
+                    await memory.add(MemoryContent(content=f"fact rev {i}", mime_type="text/plain"))
             for i in range(NODES, NODES + commits - 1):
-                await memory.add(text(i))
+                await memory.add(MemoryContent(content=f"fact rev {i}", mime_type="text/plain"))
     elif adapter == "langgraph":
         with MnemosyneStore(path) as store:
             store.batch([PutOp(("bench",), f"k{i}", {"rev": 0}) for i in range(NODES)])
@@ -72,7 +64,7 @@ async def build(adapter: str, path: Path, commits: int) -> None:
 
 async def operation(
     adapter: str, op: str, store: str, commits: int, stack: contextlib.AsyncExitStack
-) -> Callable[[], Awaitable[Any]]:
+) -> Callable[[], Any]:
     """The call under test, on a fresh adapter object."""
     if adapter == "autogen":
         memory = MnemosyneMemory("bench", store)
@@ -87,12 +79,7 @@ async def operation(
     if adapter == "langgraph":
         graph = MnemosyneStore(store)
         stack.callback(graph.close)
-        blocking = {"why": lambda: graph.why(("bench",), "k0"), "history": graph.history}[op]
-
-        async def call() -> Any:
-            return blocking()
-
-        return call
+        return {"why": lambda: graph.why(("bench",), "k0"), "history": graph.history}[op]
     server = build_server(StoreSettings(path=store))
     stack.callback(server.service.close)
     client = await stack.enter_async_context(Client(server))
@@ -102,12 +89,9 @@ async def operation(
 
 @contextlib.asynccontextmanager
 async def contender(store: str, *, thread: bool) -> AsyncIterator[None]:
-    """Another caller asking for the store every 2 ms for an empty session.
-
-    Beside an async read it is a task of the same loop; beside a blocking read, a thread
-    (engine calls never release the GIL: a thread beside an async read may get no chance
-    to ask for hundreds of milliseconds).
-    """
+    """Another caller asking for the store every 2 ms for an empty session: beside an async
+    read a task of the same loop, beside a blocking read a thread (engine calls never release
+    the GIL: a thread beside an async read may get no chance to ask for hundreds of ms)."""
     claim, stop = open_store(store, author="bench", create=False), threading.Event()
 
     def ask() -> None:
@@ -131,7 +115,7 @@ async def contender(store: str, *, thread: bool) -> AsyncIterator[None]:
         claim.close()
 
 
-async def child(adapter: str, op: str, store: str, commits: str, reps: str) -> dict[str, Any]:
+async def child(adapter: str, op: str, store: str, commits: str, reps: str) -> h.Json:
     """One operation in a new process: cold (beside the contender), then ``reps`` warm."""
     recorder = h.Recorder()
     async with contextlib.AsyncExitStack() as stack:
@@ -139,11 +123,12 @@ async def child(adapter: str, op: str, store: str, commits: str, reps: str) -> d
         with recorder.observing():
             async with contender(store, thread=adapter == "langgraph"):
                 recorder.local.label = "cold"
-                cold = await h.clock(call())
+                cold = await h.clock(call)
             recorder.local.label = "warm"
-            warm = [await h.clock(call()) for _ in range(int(reps))]
+            warm = [await h.clock(call) for _ in range(int(reps))]
     hold = recorder.longest("turn", "cold")
-    inside = recorder.covered("call", hold.start, hold.end)
+    calls = [(e, min(hold.end, e.end) - max(hold.start, e.start)) for e in recorder.of("call")]
+    inside = [(e, ns) for e, ns in calls if ns > 0]  # the engine calls during the hold
     longest, took = max(inside, key=lambda found: found[1], default=(hold, 0))
     held = f"{h.ms(sum(ns for _, ns in inside) / 1e6)} of engine calls"
     found = {"adapter": adapter, "op": op, "cold_ms": cold / 1e6, "hold_ms": hold.took / 1e6}
@@ -162,7 +147,7 @@ def view_html(store: Path) -> dict[str, float]:
     return {"wall_s": wall, "cpu_s": cpu, "page_mb": page.stat().st_size / 1e6}
 
 
-async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
+async def workloads(scratch: h.Scratch, plan: h.Plan) -> h.Json:
     rows, views, args = [], {}, [str(plan.commits), str(plan.warm_reps)]
     for adapter, ops in CALLS.items():
         h.progress(f"{adapter}: a store of {plan.commits:,} commits; {', '.join(ops)} in processes")
@@ -174,7 +159,7 @@ async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
     return {"commits": plan.commits, "reads": rows, "view_html": views}
 
 
-def summarize(found: dict[str, Any]) -> h.Summary:
+def summarize(found: h.Json) -> h.Summary:
     reads, commits, views, out = found["reads"], found["commits"], found["view_html"], h.Summary()
     for r in reads:
         adapter, op, limit = r["adapter"], r["op"], WARM_LIMIT_MS[r["op"]]
@@ -197,10 +182,8 @@ def summarize(found: dict[str, Any]) -> h.Summary:
     where = f"{held[0]['adapter']} `{held[0]['op']}`, cold"
     out.target("history.hold", label, held[0]["hold_ms"], HOLD_LIMIT_MS, where, why, " ms")
     slowest = max(views, key=lambda a: views[a]["wall_s"])
-    label = (
-        f"`mnem-history html` on a {commits:,}-commit store ≤ {VIEW_LIMIT_S:g} s, in a new process"
-    )
-    view = views[slowest]
+    view, label = views[slowest], f"`mnem-history html` on a {commits:,}-commit store"
+    label += f" ≤ {VIEW_LIMIT_S:g} s, in a new process"
     why = f"{h.num(view['cpu_s'])} s of CPU; a {h.num(view['page_mb'])} MB page."
     out.target("history.view_html", label, view["wall_s"], VIEW_LIMIT_S, slowest, why, " s")
     return out

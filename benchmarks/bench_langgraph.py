@@ -2,8 +2,6 @@
 prefix with a filter, limit 10) and a ``get`` after a ``put`` against a file-backed
 ``SqliteStore``, each holding ``n`` items in ten namespaces."""
 
-from __future__ import annotations
-
 import random
 import sqlite3
 from functools import partial
@@ -23,8 +21,7 @@ WHY = {
     " the disk's fsync latency: 1.1-1.4x over runs on this machine (2026-12-06)."
 }
 LIMITS = {"get": 1.0, "get after put": 1.0, "put": 1.3}  # at every size
-
-
+PAIR = "mnemosyne/sqlite"
 FULL, SMOKE = h.Plan(sizes=(100, 4_000), reps=300), h.Plan(sizes=(20,), reps=3)
 
 
@@ -36,26 +33,23 @@ def value(i: int, version: int = 0) -> dict[str, Any]:
     return {"fact": f"the user prefers green tea, note {i}", "score": i, "version": version}
 
 
-def puts(n: int) -> list[PutOp]:
-    return [PutOp(namespace(i), f"m{i}", value(i)) for i in range(n)]
-
-
-async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
     """get, put, search and a get after a put at one size: a row per operation."""
+    puts = [PutOp(namespace(i), f"m{i}", value(i)) for i in range(n)]  # the same items in each
 
     def build(path: Path) -> None:
         with MnemosyneStore(path) as built:
-            built.batch(puts(n))
+            built.batch(puts)
 
-    template = await scratch.template(f"lg-{n}", build)
-    mnem_path, sqlite_path = scratch.fresh(template), scratch.fresh()
+    mnem_path = scratch.fresh(await scratch.template(f"lg-{n}", build))
+    sqlite_path = scratch.fresh()
     keys = random.Random(n).choices(range(n), k=max(plan.reps + 2, 10))
     # file-backed, in autocommit mode as ``SqliteStore.from_conn_string`` makes it
     db = sqlite3.connect(sqlite_path / "db", check_same_thread=False, isolation_level=None)
-    mnemosyne, sqlite = MnemosyneStore(mnem_path), SqliteStore(db)
-    sqlite.setup()
-    sqlite.batch(puts(n))
-    mnemosyne.get(namespace(0), "m0")
+    stores = {"mnemosyne": MnemosyneStore(mnem_path), "sqlite": SqliteStore(db)}
+    stores["sqlite"].setup()
+    stores["sqlite"].batch(puts)
+    stores["mnemosyne"].get(namespace(0), "m0")
 
     def get(store: BaseStore, call: int) -> Any:
         return store.get(namespace(keys[call]), f"m{keys[call]}")
@@ -69,16 +63,15 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]
         return store.search(namespace(keys[call])[:2], filter=at_least, limit=10)
 
     def put_first(name: str, i: int) -> None:  # before each get after put, untimed
-        put(mnemosyne if name == "mnemosyne" else sqlite, i, -i - 1)
+        put(stores[name], i, -i - 1)
 
-    rows, pair = [], "mnemosyne/sqlite"
+    rows = []
     for op, call in {"get": get, "put": put, "search": search, "get after put": get}.items():
-        ops = {"mnemosyne": partial(call, mnemosyne), "sqlite": partial(call, sqlite)}
+        ops = {who: partial(call, store) for who, store in stores.items()}
         name, before = f"{op}, n={n:,}", put_first if op == "get after put" else None
-        rows.append(
-            await h.compare(name, ops, plan.reps, pair, count=10, before=before, op=op, n=n)
-        )
-    mnemosyne.close()
+        row = await h.compare(name, ops, plan.reps, PAIR, count=10, before=before, op=op, n=n)
+        rows.append(row)
+    stores["mnemosyne"].close()
     db.close()
     scratch.discard(mnem_path, sqlite_path)
     return {"ops": rows}
@@ -87,12 +80,12 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]
 workloads = h.by_size(bench_size, "get/put/search")
 
 
-def summarize(found: dict[str, Any]) -> h.Summary:
+def summarize(found: h.Json) -> h.Summary:
     out = h.Summary()
     for op, limit in LIMITS.items():
         label = f"LangGraph `{op}` ≤ {limit:g}x `SqliteStore.{op}`, {{}} items"
         rows = [r for r in found["ops"] if r["op"] == op]
-        out.per_row(f"langgraph.{op}", label, rows, "mnemosyne/sqlite", limit, WHY.get(op, ""))
+        out.per_row(f"langgraph.{op}", label, rows, PAIR, limit, WHY.get(op, ""))
     out.rows(sorted(found["ops"], key=lambda r: r["case"]))
     return out
 

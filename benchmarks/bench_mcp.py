@@ -4,8 +4,6 @@ the lockfile in ``scripts/ci/npm/reference-memory``; skipped without node), over
 the same graph of ``entities`` x 5 observations: ``add_observations`` of one observation to a
 random entity and ``search_nodes`` for one entity's observation."""
 
-from __future__ import annotations
-
 import json
 import os
 import random
@@ -40,11 +38,9 @@ def reference_command() -> tuple[list[str] | None, str]:
         NPM_DIR.mkdir(parents=True, exist_ok=True)
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(LOCKED / name, NPM_DIR / name)
-        flags = ["--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000"]
+        ci = [npm, "ci", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000"]
         try:
-            done = subprocess.run(
-                [npm, "ci", *flags], cwd=NPM_DIR, capture_output=True, text=True, timeout=120
-            )
+            done = subprocess.run(ci, cwd=NPM_DIR, capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
             return None, f"`npm ci` of {REFERENCE} took more than 120 s"
         if done.returncode != 0 or not entry.exists():
@@ -54,8 +50,7 @@ def reference_command() -> tuple[list[str] | None, str]:
 
 
 def graph(folder: Path, n: int) -> Path:
-    """The reference server's ``memory.jsonl`` of ``n`` entities x 5 observations in ``folder``,
-    and a store of the same graph, ``folder/store``, imported from it as a user would."""
+    """``memory.jsonl`` of ``n`` entities x 5 observations, and ``store`` imported from it."""
     seen = ([f"observation {j} of entity-{i} " for j in range(5)] for i in range(n))
     entities = [
         {"type": "entity", "name": f"entity-{i}", "entityType": "fact", "observations": o}

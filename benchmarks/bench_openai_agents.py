@@ -2,8 +2,6 @@
 function call, its output, the answer) against a raw engine commit of the nodes it wrote
 (replayed), ``get_items`` against the SDK's file-backed ``SQLiteSession`` of the same items."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +16,7 @@ ADD_WHY = (
     " yield, encoding and provenance, the change record, the mirror's entries), run with caches"
     " the commit left cold; it weighs more against a small store's short commit."
 )
-
-
-# sizes: items in the session
-FULL = h.Plan(sizes=(100, 2_000), adds=200, reads=300)
+FULL = h.Plan(sizes=(100, 2_000), adds=200, reads=300)  # sizes: items in the session
 SMOKE = h.Plan(sizes=(20,), adds=3, reads=3)
 
 
@@ -37,10 +32,6 @@ def turn(n: int) -> list[dict[str, Any]]:
     ]
 
 
-def history(n: int) -> list[dict[str, Any]]:
-    return [item for t in range(n // 4 + 1) for item in turn(t)][:n]
-
-
 def opened(path: Path) -> Any:
     return h.using(MnemosyneSession(NAME, path), lambda session: session.get_items())
 
@@ -49,10 +40,9 @@ def add(session: MnemosyneSession, i: int) -> Any:
     return session.add_items(turn(i))
 
 
-async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]:
-    """A session of ``n`` items (added 100 at a time): ``add_items`` against the raw commit,
-    ``get_items`` against ``SQLiteSession`` holding the same items."""
-    items = history(n)
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
+    """A session of ``n`` items (added 100 at a time), and a ``SQLiteSession`` of the same."""
+    items = [item for t in range(n // 4 + 1) for item in turn(t)][:n]
 
     async def build(path: Path) -> None:
         async with h.using(MnemosyneSession(NAME, path)) as session:
@@ -61,7 +51,7 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]
 
     template, name = await scratch.template(str(n), build), f"add_items (4 items), n={n:,}"
     adding = h.against_raw(scratch, template, opened, add, n, plan.adds, name, n=n)
-    found: dict[str, Any] = {"add": [await adding], "reads": []}
+    found: h.Json = {"add": [await adding], "reads": []}
     path, sqlite_path = scratch.fresh(template), scratch.fresh()
     async with h.using(MnemosyneSession(NAME, path)) as session:
         control = SQLiteSession(NAME, sqlite_path / "sessions.db")
@@ -80,7 +70,7 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> dict[str, Any]
 workloads = h.by_size(bench_size, "add_items, get_items")
 
 
-def summarize(found: dict[str, Any]) -> h.Summary:
+def summarize(found: h.Json) -> h.Summary:
     out = h.Summary()
     label = "Agents SDK `add_items` (one turn, 4 items) ≤ 1.2x a raw engine commit of the same nodes, {} items"
     out.per_row("openai_agents.add_items", label, found["add"], "adapter/raw_commit", 1.2, ADD_WHY)

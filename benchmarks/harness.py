@@ -2,8 +2,6 @@
 rotating order, and compared as ratios of medians; stores are built once in RAM and copied to
 the on-disk work directory per subject, so each starts from the same bytes and really fsyncs."""
 
-from __future__ import annotations
-
 import argparse
 import asyncio
 import contextlib
@@ -39,9 +37,10 @@ SCRIPTS = ("autogen", "langgraph", "mcp", "openai_agents", "agent_framework", "c
 FAMILIES = {"mnem", "autogen", "langgraph", "mcp", "openai", "agent", "matplotlib", "crewai", "lancedb"}  # fmt: skip
 Plan = SimpleNamespace  # a benchmark's sizes and rounds: its FULL and SMOKE, in its JSON
 T = TypeVar("T")
-Step = Callable[[int], Awaitable[int]]
-"""One timed call of a subject; gets the call number (warm-ups included, from 0), returns ns."""
-Workloads = Callable[["Scratch", Plan], Coroutine[Any, Any, dict[str, Any]]]
+Json = dict[str, Any]  # what a benchmark measured, as its JSON holds it
+Samples = dict[str, list[int]]  # each subject's timed ns
+Step = Callable[[int], Awaitable[int]]  # a timed call: gets the call number (from 0), returns ns
+Workloads = Callable[["Scratch", Plan], Coroutine[Any, Any, Json]]
 
 
 def progress(message: str) -> None:
@@ -50,13 +49,9 @@ def progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')} {script}] {message}", file=sys.stderr, flush=True)
 
 
-def machine() -> dict[str, Any]:
+def machine() -> Json:
     """What the figures were measured on: CPUs, load, Python, packages, commit, date."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=BENCH_DIR, capture_output=True, text=True)
-        return done.stdout.strip()
-
+    run = functools.partial(subprocess.run, cwd=BENCH_DIR, capture_output=True, text=True)
     found = ((d.metadata["Name"], d.version) for d in importlib.metadata.distributions())
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -65,8 +60,8 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(),
         "python": platform.python_version(),
         "packages": dict(sorted((n, v) for n, v in found if n.split("-")[0] in FAMILIES)),
-        "commit": git("rev-parse", "HEAD")[:12],
-        "packages_dirty": bool(git("status", "--porcelain", "--", "../packages")),
+        "commit": run(["git", "rev-parse", "HEAD"]).stdout.strip()[:12],
+        "packages_dirty": bool(run(["git", "status", "--porcelain", "--", "../packages"]).stdout),
     }
 
 
@@ -78,7 +73,7 @@ def summary(samples_ns: Iterable[int]) -> dict[str, float]:
     return {"count": len(found), "median_ms": median, "p99_ms": p99, "mean_ms": mean}
 
 
-def case(name: str, samples: Mapping[str, list[int]], *pairs: str, **more: Any) -> dict[str, Any]:
+def case(name: str, samples: Samples, *pairs: str, **more: Any) -> Json:
     """A row: its name, each subject's statistics, the ratios ``pairs`` of medians, ``more``."""
     stats = {subject: summary(found) for subject, found in samples.items() if found}
     ratios = {}
@@ -94,36 +89,20 @@ async def settle(result: Any) -> Any:
     return await result if inspect.isawaitable(result) else result
 
 
-async def clock(call: Awaitable[Any]) -> int:
+async def clock(call: Callable[..., Any], *args: Any) -> int:
+    """The ns ``call(*args)`` takes, sync or async (then only its awaiting)."""
     start = time.perf_counter_ns()
-    await call
+    result = call(*args)
+    if inspect.isawaitable(result):
+        start = time.perf_counter_ns()
+        await result
     return time.perf_counter_ns() - start
 
 
-def timed(op: Callable[[int], Any], before: Callable[[int], Any] | None = None) -> Step:
-    """A step timing ``op(call)`` (only its awaiting, if awaitable) after untimed ``before``."""
-
-    async def step(i: int) -> int:
-        if before is not None:
-            await settle(before(i))
-        start = time.perf_counter_ns()
-        result = op(i)
-        end = time.perf_counter_ns()
-        if inspect.isawaitable(result):
-            start = time.perf_counter_ns()
-            await result
-            end = time.perf_counter_ns()
-        return end - start
-
-    return step
-
-
-async def interleave(
-    steps: Mapping[str, Step], rounds: int, *, warmup: int = 2
-) -> dict[str, list[int]]:
+async def interleave(steps: Mapping[str, Step], rounds: int, warmup: int = 2) -> Samples:
     """Run every subject once per round, rotating the order, the GC off; their timed samples."""
     names = list(steps)
-    samples: dict[str, list[int]] = {name: [] for name in names}
+    samples: Samples = {name: [] for name in names}
     gc.collect()
     gc.disable()
     try:
@@ -146,12 +125,18 @@ async def compare(
     count: int = 0,
     before: Callable[[str, int], Any] | None = None,
     **more: Any,
-) -> dict[str, Any]:
+) -> Json:
     """The row of ``ops`` timed in the same rounds, after untimed ``before(name, call)``s; with
     ``count``, the first op's engine calls (``count`` calls)."""
     if count:
         more["engine"] = await engine_calls(functools.partial(next(iter(ops.values())), 0), count)
-    steps = {k: timed(op, before and functools.partial(before, k)) for k, op in ops.items()}
+
+    async def step(who: str, call: int) -> int:
+        if before is not None:
+            await settle(before(who, call))
+        return await clock(ops[who], call)
+
+    steps = {who: functools.partial(step, who) for who in ops}
     return case(name, await interleave(steps, rounds), *pairs, **more)
 
 
@@ -162,6 +147,37 @@ async def using(adapter: T, warm: Callable[[T], Any] | None = None) -> AsyncIter
         await settle(warm(adapter))
     yield adapter
     await settle(adapter.close())  # type: ignore[attr-defined]
+
+
+class Scratch:
+    """Where stores live during a run: templates in RAM, copies under test on disk."""
+
+    def __init__(self, workdir: Path) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.disk = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
+        ram = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self.ram = Path(tempfile.mkdtemp(prefix="mnem-bench-", dir=ram or workdir))
+        self._templates: dict[str, Path] = {}
+        self._made = 0
+
+    async def template(self, key: str, build: Callable[[Path], Any]) -> Path:
+        """The template ``key``, built by ``build(path)`` (sync or async) the first time."""
+        if key not in self._templates:
+            path = self.ram / f"t{len(self._templates)}"
+            await settle(build(path))
+            self._templates[key] = path
+        return self._templates[key]
+
+    def fresh(self, template: Path | None = None) -> Path:
+        """A new on-disk directory: a copy of ``template``, or empty."""
+        self._made += 1
+        target = self.disk / f"s{self._made}"
+        shutil.copytree(template, target) if template else target.mkdir()
+        return target
+
+    def discard(self, *paths: Path) -> None:
+        for path in paths:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 async def against_raw(
@@ -175,14 +191,14 @@ async def against_raw(
     who: str = "adapter",
     store: Callable[[Path], Path] = Path,
     **more: Any,
-) -> dict[str, Any]:
+) -> Json:
     """Writes (``write(adapter, first + call)``) on a copy of ``template`` against a raw engine
     commit of what each wrote in a rehearsal on another copy (``store``: the engine store)."""
-    head, rehearsal = heads(store(template)), scratch.fresh(template)
+    rehearsal = scratch.fresh(template)
     async with opened(rehearsal) as adapter:
         numbers = iter(range(first, first + rounds + 3))
         engine = await engine_calls(lambda: write(adapter, next(numbers)), rounds + 2)
-    changes = commits_after(store(rehearsal), head)  # what each write (warm-ups too) committed
+    changes = commits_after(store(rehearsal), store(template))  # each write's, warm-ups too
     mine, floor = scratch.fresh(template), scratch.fresh(template)
     raw = RawStore(store(floor))
     async with opened(mine) as adapter:
@@ -195,13 +211,11 @@ async def against_raw(
     return row
 
 
-def by_size(
-    bench: Callable[[Scratch, Plan, int], Awaitable[dict[str, Any]]], label: str
-) -> Workloads:
+def by_size(bench: Callable[[Scratch, Plan, int], Awaitable[Json]], label: str) -> Workloads:
     """Workloads running ``bench(scratch, plan, n)`` at each of ``plan.sizes``, lists joined."""
 
-    async def workloads(scratch: Scratch, plan: Plan) -> dict[str, Any]:
-        found: dict[str, Any] = {}
+    async def workloads(scratch: Scratch, plan: Plan) -> Json:
+        found: Json = {}
         for n in plan.sizes:
             progress(f"{label}: n={n}")
             for key, rows in (await bench(scratch, plan, n)).items():
@@ -242,11 +256,6 @@ class Recorder:
     def longest(self, kind: str, label: str | None = None) -> Event:
         return max(self.of(kind, label), key=lambda e: e.took, default=Event(kind, "-", 0, 0, ""))
 
-    def covered(self, kind: str, start: int, end: int) -> list[tuple[Event, int]]:
-        """The events of ``kind`` overlapping [start, end], with the ns of it each covers."""
-        found = [(e, min(end, e.end) - max(start, e.start)) for e in self.of(kind)]
-        return [(e, ns) for e, ns in found if ns > 0]
-
     def engine(self, label: str | None = None, per: int = 1) -> dict[str, dict[str, float]]:
         """Engine calls per method, per ``per`` operations: calls and ms, the most time first."""
         methods: dict[str, list[int]] = {}
@@ -271,37 +280,6 @@ def calls_line(engine: Mapping[str, Mapping[str, float]]) -> str:
     return "; ".join(f"`{m}` x{c['calls']:g} {ms(c['ms'])}" for m, c in engine.items()) or "none"
 
 
-class Scratch:
-    """Where stores live during a run: templates in RAM, copies under test on disk."""
-
-    def __init__(self, workdir: Path) -> None:
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.disk = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
-        ram = "/dev/shm" if os.path.isdir("/dev/shm") else None
-        self.ram = Path(tempfile.mkdtemp(prefix="mnem-bench-", dir=ram or workdir))
-        self._templates: dict[str, Path] = {}
-        self._made = 0
-
-    async def template(self, key: str, build: Callable[[Path], Any]) -> Path:
-        """The template ``key``, built by ``build(path)`` (sync or async) the first time."""
-        if key not in self._templates:
-            path = self.ram / f"t{len(self._templates)}"
-            await settle(build(path))
-            self._templates[key] = path
-        return self._templates[key]
-
-    def fresh(self, template: Path | None = None) -> Path:
-        """A new on-disk directory: a copy of ``template``, or empty."""
-        self._made += 1
-        target = self.disk / f"s{self._made}"
-        shutil.copytree(template, target) if template else target.mkdir()
-        return target
-
-    def discard(self, *paths: Path) -> None:
-        for path in paths:
-            shutil.rmtree(path, ignore_errors=True)
-
-
 def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
     """A store at ``path`` holding ``nodes`` (id, JSON content), in one raw engine commit."""
     path.mkdir(parents=True, exist_ok=True)
@@ -311,28 +289,18 @@ def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
     store.commit("benchmark fixture", author="bench")
 
 
-def volumes(path: Path) -> list[Path]:
-    """A store's engine stores: its ``.mnem``, then each ``.mnem-volumes/<n>`` (ADR 0028)."""
-    folder = path / ".mnem-volumes"
-    return [path, *sorted(folder.iterdir())] if folder.is_dir() else [path]
+Written = tuple[str, list[mnem.NodeChange]]  # one commit: the volume it went to, what it changed
 
 
-def heads(path: Path) -> dict[str, str | None]:
-    """Each volume's HEAD commit, by the volume's folder under the store."""
-    return {str(v.relative_to(path)): mnem.open(v).head_commit() for v in volumes(path)}
-
-
-Written = tuple[str, list[mnem.NodeChange]]
-"""One commit: the volume it went to and what it changed."""
-
-
-def commits_after(path: Path, since: dict[str, str | None]) -> list[Written]:
-    """What each commit after the heads ``since`` changed, and where, oldest first."""
+def commits_after(path: Path, template: Path) -> list[Written]:
+    """What each commit in the store ``path`` made after its copy ``template`` changed, and where,
+    oldest first; its volumes (ADR 0028): its ``.mnem``, then each ``.mnem-volumes/<n>``."""
     found = []
-    for volume in volumes(path):
+    for volume in [path, *sorted(path.glob(".mnem-volumes/*"))]:
         where, engine, mine = str(volume.relative_to(path)), mnem.open(volume), []
+        since = mnem.open(template / where).head_commit() if (template / where).is_dir() else None
         for commit in engine.log(first_parent=True):
-            if commit.id == since.get(where) or not commit.parents:
+            if commit.id == since or not commit.parents:
                 break
             mine.append((commit.time, where, list(engine.diff(commit.parents[0], commit.id))))
         found += mine[::-1]
@@ -363,19 +331,16 @@ class RawStore:
             if (node := change.new) is None:
                 engine.rm(change.id)
             else:
-                kind, provenance, at = node.content_kind, node.provenance, node.event_time
-                engine.add(
-                    node.id, node.content, content_kind=kind, provenance=provenance, event_time=at
-                )
+                more = {k: getattr(node, k) for k in ("content_kind", "provenance", "event_time")}
+                engine.add(node.id, node.content, **more)
         engine.commit("replayed", author="bench")
 
 
-def child_json(script: str, *args: str) -> dict[str, Any]:
+def child_json(script: str, *args: str) -> Json:
     """What the ``child(*args)`` given to ``script``'s :func:`execute` returns, in a new process."""
     run = [sys.executable, script, "--child", *args]
     done = subprocess.run(run, stdout=subprocess.PIPE, text=True, check=True)
-    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return found
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 async def call_tool(client: Any, name: str, **arguments: Any) -> Any:
@@ -425,11 +390,10 @@ class Summary:
             measured, why_n = row["ratios"][pair], because(row, why)
             self.target(f"{key}.{at}", label.format(n), measured, limit, f"{size}={n}", why_n)
 
-    def rows(self, rows: list[dict[str, Any]]) -> None:
+    def rows(self, rows: list[Json]) -> None:
         """The table: rows ``{"case", "subjects": stats, "ratios", "engine"?}``, a line each."""
-        keys = {"medians": "subjects", "ratios": "ratios", "engine calls per call": "engine"}
-        shown = [c for c in CELLS if any(keys.get(c, c) in row for row in rows)]
-        cells = [[r["case"], *(CELLS[c](r) if keys.get(c, c) in r else "" for c in shown)] for r in rows]  # fmt: skip
+        shown = {name: cell for name, cell in CELLS.items() if any(cell[0] in r for r in rows)}
+        cells = [[r["case"], *(f(r) if k in r else "" for k, f in shown.values())] for r in rows]
         self.table = [["case", *shown], *cells]
 
 
@@ -447,10 +411,10 @@ def medians(row: Mapping[str, Any]) -> str:
     return ", ".join(f"{name} {ms(s['median_ms'])}" for name, s in row["subjects"].items())
 
 
-CELLS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "medians": medians,
-    "ratios": lambda r: ", ".join(f"{p} {num(v)}x" for p, v in r["ratios"].items()),
-    "engine calls per call": lambda r: calls_line(r["engine"]),
+CELLS: dict[str, tuple[str, Callable[[Mapping[str, Any]], str]]] = {  # header: (key, its cell)
+    "medians": ("subjects", medians),
+    "ratios": ("ratios", lambda r: ", ".join(f"{p} {num(v)}x" for p, v in r["ratios"].items())),
+    "engine calls per call": ("engine", lambda r: calls_line(r["engine"])),
 }
 
 
@@ -470,7 +434,7 @@ def execute(
         return
     args = parser(description).parse_args()
     started, plan, load = time.monotonic(), smoke if args.smoke else full, [os.getloadavg()[0]]
-    result: dict[str, Any] = {"benchmark": name, "smoke": args.smoke, "machine": machine()}
+    result: Json = {"benchmark": name, "smoke": args.smoke, "machine": machine()}
     sampling = threading.Event()
 
     def sample() -> None:  # the 1-minute load average every 5 s
@@ -478,7 +442,7 @@ def execute(
             load.append(os.getloadavg()[0])
 
     threading.Thread(target=sample, daemon=True).start()
-    scratch = Scratch(ignored_workdir(args.workdir))
+    scratch = Scratch(args.workdir)
     try:
         result["workloads"] = asyncio.run(workloads(scratch, plan))
     finally:
@@ -492,15 +456,15 @@ def execute(
     progress(f"done in {result['elapsed_s']} s: {path}")
 
 
-def ignored_workdir(path: Path) -> Path:
-    """``path``, unless git would see stores there (then refuse, before anything is written)."""
+def ignored_workdir(given: str) -> Path:
+    """``given``, unless git would see stores there (then refuse, before anything is written)."""
+    path = Path(given)
     root, where = BENCH_DIR.parent, path.resolve()
     if where != root and root not in where.parents:
         return path
     try:
-        probe = subprocess.run(
-            ["git", "check-ignore", "-q", str(where / "store")], cwd=root, capture_output=True
-        )
+        check = ["git", "check-ignore", "-q", str(where / "store")]
+        probe = subprocess.run(check, cwd=root, capture_output=True)
     except OSError:  # no git: not a checkout anyone commits from
         return path
     if probe.returncode == 1:
@@ -517,5 +481,5 @@ def parser(description: str) -> argparse.ArgumentParser:
     args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
     args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")
     where = "where stores under test live (git-ignored, or outside the repository)"
-    args.add_argument("--workdir", type=Path, default=BENCH_DIR / ".work", help=where)
+    args.add_argument("--workdir", type=ignored_workdir, default=BENCH_DIR / ".work", help=where)
     return args

@@ -2,20 +2,15 @@
 and one PNG each: each benchmark's ``summarize`` turns its stored workloads into targets and
 tables, beside the figures from before the kit's redesign (``results/before.json``)."""
 
-from __future__ import annotations
-
 import argparse
 import json
 from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-import matplotlib.ticker
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 from harness import RESULTS, SCRIPTS, Summary, Target, num
+from matplotlib.figure import Figure
+from matplotlib.ticker import FormatStrFormatter
 
 VERDICTS = {True: "PASS", False: "**MISS**", None: "n/a"}
 
@@ -73,33 +68,28 @@ def targets(found: list[tuple[str, Target]], before: dict[str, str]) -> list[str
 
 def draw(name: str, summary: Summary, path: Path) -> bool:
     """The targets as measured / limit (1 or less passes; red: missed), else the chart's bars."""
-    title, bars = (
-        "measured / limit (log; 1 or less passes)",
-        {
-            t.key.split(".", 1)[1]: t.limit / t.measured
-            if t.higher_is_better
-            else t.measured / t.limit
-            for t in summary.targets
-            if t.measured
-        },
-    )
-    title, bars = (title, bars) if bars else summary.chart
+    title = "measured / limit (log; 1 or less passes)"
+    bars = {
+        t.key.split(".", 1)[1]: t.limit / t.measured if t.higher_is_better else t.measured / t.limit
+        for t in summary.targets
+        if t.measured
+    }
+    if not bars:
+        title, bars = summary.chart
     if not bars:
         return False
-    figure, ax = plt.subplots(figsize=(7, 0.8 + 0.3 * len(bars)))
+    ax = Figure(figsize=(7, 0.8 + 0.3 * len(bars))).subplots()
     colors = ["tab:red" if summary.targets and v > 1 else "tab:blue" for v in bars.values()]
     ax.barh(list(bars), list(bars.values()), color=colors)
     ax.axvline(1, color="black", linewidth=0.8)
-    ax.set_xscale("log")
-    ax.set_xlim(min(0.1, min(bars.values()) / 2), max(10, max(bars.values()) * 2))
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.set(xscale="log", xlim=(min(0.1, min(bars.values()) / 2), max(10, max(bars.values()) * 2)))
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.set_title(f"{name}: {title}", fontsize=10)
     ax.invert_yaxis()
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(True, axis="x", alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
+    ax.figure.tight_layout()
+    ax.figure.savefig(path, dpi=90)
     return True
 
 
