@@ -129,6 +129,37 @@ def test_a_put_resets_the_deadline_and_a_put_over_an_expired_item_makes_it_anew(
     assert item.created_at == item.updated_at
 
 
+def test_a_store_that_only_writes_stamps_its_items_as_one_that_reads_them(
+    tmp_path: Path, now: Clock
+) -> None:
+    """Until its items are read, a store looks up only the items a write touches; created_at,
+    updated_at, an expired item made anew and the commits come out as after reads."""
+    found = {}
+    for name, reads in (("writer", False), ("reader", True)):
+        now.ms, path = T0, tmp_path / name
+        with MnemosyneStore(path) as store:
+            for write in (
+                lambda: store.put(("a",), "kept", {"v": 1}),
+                lambda: store.put(("a",), "short", {"v": 1}, ttl=1),
+                lambda: now.advance(0.5),
+                lambda: store.put(("a",), "kept", {"v": 2}),
+                lambda: now.advance(5),
+                lambda: store.put(("a",), "short", {"v": 2}, ttl=1),
+                lambda: store.delete(("a",), "absent"),
+            ):
+                write()
+                if reads:
+                    store.search(("a",))
+        with MnemosyneStore(path) as reopened:
+            items = {i.key: (i.value, i.created_at, i.updated_at) for i in reopened.search(("a",))}
+        found[name] = items, [c.message for c in commits(path)]
+    assert found["writer"] == found["reader"]
+    items, messages = found["writer"]
+    assert items["kept"][1] < items["kept"][2]  # created at the first put, updated at the second
+    assert items["short"][1] == items["short"][2]  # expired, then made anew
+    assert len(messages) == 4
+
+
 def test_sweep_deletes_every_expired_item_in_one_tombstone_commit(
     store: MnemosyneStore, store_path: Path, now: Clock
 ) -> None:

@@ -6,7 +6,9 @@
 2. per shard, in one turn of the store: take the HEAD snapshot (every read
    answers from it) and commit the shard's writes. A shard the batch puts into
    runs :meth:`Batch.execute` in a write block, whose entry brings the items to
-   HEAD. Any other runs :meth:`Batch.read` in a read section, so that a store
+   HEAD (or, if the batch reads nothing there and the shard's items were never
+   read in this process, which looks up only the items it writes:
+   :meth:`Batch.mirror`). Any other runs :meth:`Batch.read` in a read section, so that a store
    switched to a past commit stays readable; only if its deletes find an item
    does it go on to a write block, whose snapshot the reads then answer from;
 3. :meth:`Batch.reads_to_embed` (with an index): texts of the snapshots' items
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any, cast
 import mnem
 from langgraph.store.base import Result
 
+from mnem_adapter_kit import Mirror
 from mnem_adapter_kit import Write as StoreWrite
 
 from . import clock
@@ -63,7 +66,7 @@ class Route:
     """What a batch does in one shard; ``snapshot`` is the shard's HEAD before its writes.
 
     ``changes`` are the writes that change something at that HEAD (a delete of an
-    absent item does not).
+    absent item does not). ``looked_up``: the snapshot holds only the written items.
     """
 
     shard: Shard
@@ -72,6 +75,7 @@ class Route:
     snapshot: Snapshot | None = None
     live: Live | None = None
     changes: list[Write] = field(default_factory=list)
+    looked_up: bool = False
 
 
 class Batch:
@@ -121,19 +125,37 @@ class Batch:
         self._look(route, engine)
         return bool(route.changes)
 
+    @staticmethod
+    def mirror(route: Route) -> Mirror[Stored] | None:
+        """The mirror the route's write block brings to HEAD and keeps current: none while the
+        batch reads nothing in the shard and its items were never read in this process, so
+        that a process that only writes never reads and decodes every item (the block then
+        looks up only the items it writes)."""
+        view = route.shard.view
+        route.looked_up = not route.reads and not view.loaded
+        return None if route.looked_up else view.mirror
+
     def execute(self, route: Route, write: StoreWrite) -> None:
-        """In a write block (items at HEAD): the shard's snapshot, then its writes staged."""
-        self._look(route, write.engine)
+        """In a write block entered with :meth:`mirror`: the shard's snapshot (whole, or of the
+        written items), then its writes staged."""
+        if route.looked_up:
+            ids = [w.node_id for w in route.writes if w.node_id is not None]
+            self._changes(route, route.shard.view.of(write.engine, ids))
+        else:
+            self._look(route, write.engine)
         if route.changes:
             route.shard.view.release()
             _stage(write, route.changes, cast(Snapshot, route.snapshot), route.live)
             write.message = describe(route.changes)
 
+    @classmethod
+    def _look(cls, route: Route, engine: mnem.Store) -> None:
+        cls._changes(route, route.shard.view.at_head(engine, kept=bool(route.reads)))
+
     @staticmethod
-    def _look(route: Route, engine: mnem.Store) -> None:
-        shard = route.shard
-        snapshot = route.snapshot = shard.view.at_head(engine, kept=bool(route.reads))
-        route.live = shard.expiry.checker(snapshot, clock.now_ms())
+    def _changes(route: Route, snapshot: Snapshot) -> None:
+        route.snapshot = snapshot
+        route.live = route.shard.expiry.checker(snapshot, clock.now_ms())
         route.changes = [
             w for w in route.writes if w.prepared is not None or w.node_id in snapshot.items
         ]

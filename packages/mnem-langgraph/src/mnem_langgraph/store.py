@@ -158,7 +158,7 @@ class MnemosyneStore(BaseStore):
                 with shard.store.session() as engine:
                     if not batch.read(route, engine):
                         continue
-            with shard.store.write(shard.view.mirror) as write:
+            with shard.store.write(batch.mirror(route)) as write:
                 batch.execute(route, write)
         if self._index is not None:
             for pending in batch.reads_to_embed():
@@ -188,7 +188,7 @@ class MnemosyneStore(BaseStore):
                 async with shard.store.asession() as engine:
                     if not batch.read(route, engine):
                         continue
-            async with shard.store.awrite(shard.view.mirror) as write:
+            async with shard.store.awrite(batch.mirror(route)) as write:
                 batch.execute(route, write)
         if self._index is not None:
             for pending in batch.reads_to_embed():

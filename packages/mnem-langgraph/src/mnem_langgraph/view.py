@@ -5,7 +5,8 @@ so while HEAD does not move nothing is read from the engine, and when it moves
 only the difference is; each node is decoded once, when it changes. Each HEAD
 gets one immutable :class:`Snapshot`, whose search order and namespace list
 are computed at most once. The items with a TTL are noted as they are decoded,
-so a new snapshot finds them without looking at every item.
+so a new snapshot finds them without looking at every item. Until something reads
+the items, a write looks up only those it writes (:meth:`ItemView.of`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .values import Stored, decode
 
 
 class Snapshot:
-    """The items of one commit, by node id, and those of them that have a TTL."""
+    """The items of one commit (or some of them), by node id, and those that have a TTL."""
 
     def __init__(
         self, commit: str | None, items: Mapping[str, Stored], expiring: list[Stored]
@@ -70,6 +71,23 @@ class ItemView:
         snapshot = Snapshot(self.mirror.commit, self.mirror.frozen(), list(current.values()))
         self._snapshot = snapshot
         return snapshot
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the items were read in this process (and are kept current since)."""
+        return self.mirror.commit is not None
+
+    @staticmethod
+    def of(engine: mnem.Store, node_ids: list[str]) -> Snapshot:
+        """The items among ``node_ids`` at HEAD, each read alone: no other item is read or
+        decoded (a snapshot of no commit, kept by nobody)."""
+        found = {}
+        for node_id in node_ids:
+            node = engine.working_node(node_id)
+            stored = None if node is None else decode_node(node)
+            if stored is not None:
+                found[node_id] = stored
+        return Snapshot(None, found, [s for s in found.values() if s.ttl_ms is not None])
 
     def release(self) -> None:
         """Before a write: let go of HEAD's snapshot. When no reader holds it any longer, the
