@@ -23,6 +23,7 @@ SAVE_WHY = (
 # sizes: items in the memory, messages in the session
 FULL = h.Plan(sizes=(100, 1_000), reads=200, saves=200)
 SMOKE = h.Plan(sizes=(20,), reads=3, saves=3)
+opened = h.opener(MnemosyneHistoryProvider, warm=lambda history: history.get_messages(SESSION))
 
 
 def save(history: MnemosyneHistoryProvider, n: int) -> Any:
@@ -37,17 +38,11 @@ def save(history: MnemosyneHistoryProvider, n: int) -> Any:
     return history.save_messages(SESSION, messages)
 
 
-def opened(path: Path) -> Any:
-    return h.using(MnemosyneHistoryProvider(path), lambda history: history.get_messages(SESSION))
-
-
-def session_of(path: Path) -> Path:
+def store_of(path: Path) -> Path:
     return Path(MnemosyneHistoryProvider(path).store_path_of(SESSION))
 
 
 async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
-    """An AutoGen memory of ``n`` items (one batch); a session of ``n`` messages (a run a time)."""
-
     async def memory(path: Path) -> None:
         async with h.using(MnemosyneMemory(NAME, path)) as written, written.batch():
             for i in range(n):
@@ -59,8 +54,7 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
             for run in range(n // 4):
                 await save(history, run)
 
-    memories = await scratch.template(f"memory-{n}", memory)
-    path = scratch.fresh(memories)
+    path = scratch.fresh(await scratch.template(f"memory-{n}", memory))
     provider, autogen = MnemosyneContextProvider(NAME, path), MnemosyneMemory(NAME, path)
     ops = {
         "provider": lambda _: provider.before_run(
@@ -75,13 +69,8 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
     scratch.discard(path)
     sessions = await scratch.template(f"session-{n}", session)
     name = f"save_messages (one run, 4 messages), n={n:,}"
-    row = h.against_raw(
-        scratch, sessions, opened, save, n, plan.saves, name, "provider", session_of
-    )
+    row = h.against_raw(scratch, sessions, opened, save, n, plan.saves, name, "provider", store_of)
     return found | {"save": [await row | {"n": n}]}
-
-
-workloads = h.by_size(bench_size, "before_run, save_messages")
 
 
 def summarize(found: h.Json) -> h.Summary:
@@ -90,9 +79,8 @@ def summarize(found: h.Json) -> h.Summary:
     out.per_row("agent_framework.before_run", label, found["before_run"], "provider/autogen", 3.0)
     label = "Agent Framework `save_messages` (one run) ≤ 1.2x a raw engine commit of the same nodes, {} messages"
     out.per_row("agent_framework.save", label, found["save"], "provider/raw_commit", 1.2, SAVE_WHY)
-    out.rows([*found["before_run"], *found["save"]])
-    return out
+    return out.rows([*found["before_run"], *found["save"]])
 
 
 if __name__ == "__main__":
-    h.execute("agent_framework", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("agent_framework", FULL, SMOKE, h.by_size(bench_size, "before_run, save_messages"))

@@ -29,22 +29,14 @@ FOREIGN_WHY = (
     "Neither read calls the engine (the mirror caught up from this process's own write records);"
     " the read follows an untimed write whose commit over 10,000 more nodes leaves caches colder."
 )
-# sizes: items in the store (the turn's: the first); reps: adds, reads; foreign_reads: rounds
-# with a write (untimed) before each read
+# sizes: items in the store (the turn's: the first); foreign_reads: each after an untimed write
 FULL = h.Plan(sizes=(100, 1_000), reps=200, foreign=10_000, foreign_reads=30, turns=50)
 SMOKE = h.Plan(sizes=(20,), reps=3, foreign=30, foreign_reads=2, turns=5)
+opened = h.opener(MnemosyneMemory, NAME, warm=MnemosyneMemory.query)
 
 
 def item(i: int) -> MemoryContent:
     return MemoryContent(content=f"fact {i}: the user prefers green tea", mime_type="text/plain")
-
-
-def items(k: int) -> ListMemory:
-    return ListMemory(memory_contents=[item(i) for i in range(1, k + 1)])
-
-
-def opened(path: Path) -> Any:
-    return h.using(MnemosyneMemory(NAME, path), lambda memory: memory.query())
 
 
 def add(memory: MnemosyneMemory, i: int) -> Any:
@@ -52,18 +44,16 @@ def add(memory: MnemosyneMemory, i: int) -> Any:
 
 
 async def add_all(name: str, path: Path, numbers: range) -> None:
-    """Items ``numbers`` added by the memory ``name`` at ``path``, in one batch."""
     async with h.using(MnemosyneMemory(name, path)) as memory, memory.batch():
         for i in numbers:
             await memory.add(item(i))
 
 
 async def store(scratch: h.Scratch, k: int, foreign: int = 0) -> Path:
-    """A template of ``k`` items of the memory under test, after ``foreign`` nodes of other
-    writers (a third another AutoGen memory's items, the rest MCP-like notes written raw)."""
+    """A template of ``k`` items of the memory under test after ``foreign`` of other writers."""
 
     async def build(path: Path) -> None:
-        if foreign:
+        if foreign:  # two thirds MCP-like notes written raw, a third another memory's items
             h.fill(path, [(f"user/note-{i}", f"MCP note {i}") for i in range(foreign * 2 // 3)])
             await add_all(PEER, path, range(foreign // 3))
         await add_all(NAME, path, range(1, k + 1))
@@ -76,7 +66,8 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
     template = await store(scratch, n)
     adding = h.against_raw(scratch, template, opened, add, n + 1, plan.reps, f"add, n={n:,}", n=n)
     found: h.Json = {"add": [await adding], "reads": []}
-    path, reference = scratch.fresh(template), items(n)
+    path = scratch.fresh(template)
+    reference = ListMemory(memory_contents=[item(i) for i in range(1, n + 1)])
 
     async def floor_update(context: Context) -> list[MemoryContent]:
         return [copy.copy(m) for m in (await reference.update_context(context)).memories.results]
@@ -139,7 +130,8 @@ async def workloads(scratch: h.Scratch, plan: h.Plan) -> h.Json:
         return reset_then_turn
 
     async with h.using(MnemosyneMemory(NAME, path)) as memory:
-        steps = {"adapter": turn(memory), "list_memory": turn(items(k))}
+        reference = ListMemory(memory_contents=[item(i) for i in range(1, k + 1)])
+        steps = {"adapter": turn(memory), "list_memory": turn(reference)}
         samples = await h.interleave(steps, plan.turns)
     scratch.discard(path)
     return found | {"turn": h.case(f"agent turn, k={k:,}", samples, "adapter/list_memory")}
@@ -154,10 +146,8 @@ def summarize(found: h.Json) -> h.Summary:
         copying = r["floor/list_memory"] > 3  # handing out copies alone costs more than 3x
         label = f"AutoGen `{op}` ≤ 3x `ListMemory` (or ≤ 1.2x the copying floor if that is above 3x), {k:,} items"
         x = {pair: h.num(ratio) for pair, ratio in r.items()}
-        where = (
-            f"k={k:,}: {x['adapter/list_memory']}x `ListMemory`, {x['adapter/floor']}x the floor"
-        )
-        where += f" (the floor: {x['floor/list_memory']}x `ListMemory`)"
+        where = f"k={k:,}: {x['adapter/list_memory']}x `ListMemory`, {x['adapter/floor']}x the"
+        where += f" floor (the floor: {x['floor/list_memory']}x `ListMemory`)"
         measured, limit = (r["adapter/floor"], 1.2) if copying else (r["adapter/list_memory"], 3.0)
         out.target(f"autogen.{op}.{k}", label, measured, limit, where, h.because(row))
     for scenario in SCENARIOS:
@@ -171,9 +161,8 @@ def summarize(found: h.Json) -> h.Summary:
     why = h.because(turn, why)
     label = "AutoGen agent turn ≤ 1.1x the same turn with `ListMemory` (replayed model)"
     out.target("autogen.turn", label, turn["ratios"]["adapter/list_memory"], 1.1, turn["case"], why)
-    out.rows([*found["add"], *found["reads"], *found["foreign"], turn])
-    return out
+    return out.rows([*found["add"], *found["reads"], *found["foreign"], turn])
 
 
 if __name__ == "__main__":
-    h.execute("autogen", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("autogen", FULL, SMOKE, workloads)

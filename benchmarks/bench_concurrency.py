@@ -8,7 +8,6 @@ import asyncio
 import multiprocessing
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
 from functools import partial
 from pathlib import Path
@@ -23,8 +22,7 @@ from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
 
-LIMITS = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}
-STALL_LIMIT = 1.5
+LIMITS, STALL_LIMIT = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}, 1.5
 USES = ("open", "refused")  # handle opens; opens refused (another process had the store)
 # block: writes per subject per round (a multiple of workers)
 FULL = h.Plan(items=1_000, block=120, rounds=6, stall_rounds=200, workers=4)
@@ -36,8 +34,6 @@ def put_args(i: int) -> tuple[tuple[str, str], str, dict[str, Any]]:
 
 
 async def templates(scratch: h.Scratch, n: int) -> dict[str, Path]:
-    """Stores of ``n`` nodes as each adapter writes them."""
-
     def langgraph(path: Path) -> None:
         with MnemosyneStore(path) as store:
             store.batch([PutOp(("seed", f"s{i % 10}"), f"s{i}", {"i": i}) for i in range(n)])
@@ -58,16 +54,15 @@ def put_all(store: MnemosyneStore, numbers: range) -> None:
 def write_share(path: str, numbers: range) -> Counter[str]:
     """In a worker process: put new items ``numbers``; how the store was used."""
     recorder = h.Recorder()
-    with recorder.observing(), MnemosyneStore(path) as store:
+    with h.observe(recorder), MnemosyneStore(path) as store:
         put_all(store, numbers)
     return Counter({kind: len(recorder.of(kind)) for kind in USES})
 
 
 async def bench_throughput(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -> h.Json:
     stores, block = await templates(scratch, plan.items), plan.block
-    share = block // plan.workers
+    threads, share = ThreadPoolExecutor(plan.workers), block // plan.workers
     shares = [range(n * share, (n + 1) * share) for n in range(plan.workers)]
-    threads = ThreadPoolExecutor(plan.workers)
     processes = ProcessPoolExecutor(plan.workers, mp_context=multiprocessing.get_context("spawn"))
     wait([processes.submit(time.sleep, 1) for _ in shares])  # every worker started
     used: dict[str, list[Counter[str]]] = {}
@@ -130,7 +125,7 @@ async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -
 
     async with Client(server) as client:
         tool = partial(h.call_tool, client)
-        ops: dict[str, Callable[[int], Awaitable[Any]]] = {
+        ops: h.Ops = {
             "autogen add": lambda i: memory.add(item(n + i)),
             "autogen query": lambda i: memory.query(),
             "langgraph aput": lambda i: graph.aput(*put_args(i)),
@@ -151,11 +146,9 @@ async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -
                 await op(plan.stall_rounds + call)
         heartbeat = asyncio.ensure_future(beat())
         recorder.events.clear()
-        try:
-            steps = {name: partial(labelled, name) for name in ops}
-            await h.interleave(steps, plan.stall_rounds, warmup=0)
-        finally:
-            heartbeat.cancel()
+        steps = {name: partial(labelled, name) for name in ops}
+        await h.interleave(steps, plan.stall_rounds, warmup=0)
+        heartbeat.cancel()
     server.service.close()
     graph.close()
     await memory.close()
@@ -172,7 +165,7 @@ async def bench_stalls(scratch: h.Scratch, plan: h.Plan, recorder: h.Recorder) -
 
 async def workloads(scratch: h.Scratch, plan: h.Plan) -> h.Json:
     recorder = h.Recorder()
-    with recorder.observing():
+    with h.observe(recorder):
         h.progress(f"write throughput: blocks of {plan.block} into stores of {plan.items:,} items")
         throughput = await bench_throughput(scratch, plan, recorder)
         h.progress(f"loop stalls: {plan.stall_rounds} rounds of six operations beside a heartbeat")
@@ -202,4 +195,4 @@ def summarize(found: h.Json) -> h.Summary:
 
 
 if __name__ == "__main__":
-    h.execute("concurrency", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("concurrency", FULL, SMOKE, workloads)

@@ -14,8 +14,7 @@ from crewai.memory.types import MemoryRecord
 
 from mnem_crewai import MnemosyneStorage
 
-DIMENSION, PAIR = 3072, "mnemosyne/lancedb"
-START = datetime(2026, 1, 1)
+DIMENSION, PAIR, START = 3072, "mnemosyne/lancedb", datetime(2026, 1, 1)
 FULL = h.Plan(sizes=(100, 1_000), saves=100, searches=200)  # sizes: records in the store
 SMOKE = h.Plan(sizes=(20,), saves=3, searches=3)
 
@@ -43,7 +42,7 @@ def fill(storage: Any, n: int) -> None:
         storage.save([make(i) for i in range(start, min(n, start + 10))])
 
 
-async def bench(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
+async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
     """On copies of the same ``n`` records; save-then-search as CrewAI's encoding does."""
 
     def ours(path: Path) -> None:
@@ -83,8 +82,5 @@ async def bench(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
     return {"cases": rows}
 
 
-workloads = h.by_size(bench, "save and search")
-
-
 if __name__ == "__main__":
-    h.execute("crewai", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("crewai", FULL, SMOKE, h.by_size(bench_size, "save and search"))

@@ -26,7 +26,6 @@ ADAPTERS = {  # adapter: its peer
 }
 SESSIONS = {"openai_agents_sessions": "SQLiteSession", "agent_framework_sessions": "FileHistoryProvider"}  # fmt: skip
 SESSION_TURNS = 3
-# sessions: many short sessions, of SESSION_TURNS turns each
 FULL, SMOKE = Plan(sizes=(250, 1_000, 4_000), sessions=200), Plan(sizes=(8,), sessions=2)
 
 
@@ -88,38 +87,31 @@ async def openai_agents(path: Path, n: int, peer: bool, sessions: bool) -> None:
         session.close()
 
 
-def messages(i: int) -> list[Any]:
-    """One Agent Framework turn: a question, a tool call and its result, an answer."""
-    from agent_framework import Content, Message
-
-    call = f"call_{i}"
-    return [
-        Message("user", [f"What is the weather in city {i}?"]),
-        Message("assistant", [Content.from_function_call(call, "weather", arguments={"i": i})]),
-        Message("tool", [Content.from_function_result(call, result=f"sunny in {i}")]),
-        Message("assistant", [f"It is sunny in city {i}."], message_id=f"m{i}"),
-    ]
-
-
 async def agent_framework(path: Path, n: int, peer: bool, sessions: bool) -> None:
     """``n`` items in one session, or ``n`` sessions of SESSION_TURNS turns, one provider."""
-    from agent_framework import FileHistoryProvider
+    from agent_framework import Content, FileHistoryProvider, Message
 
     from mnem_agent_framework import MnemosyneHistoryProvider
 
     at = None if sessions else path
     provider: Any = FileHistoryProvider(at or "sessions") if peer else MnemosyneHistoryProvider(at)
-    for s in range(n if sessions else 1):
-        for i in range(SESSION_TURNS if sessions else n // 4):
-            await provider.save_messages(f"user-{s}" if sessions else "growth", messages(i))
+    turns = range(SESSION_TURNS if sessions else n // 4)
+    for s, i in itertools.product(range(n if sessions else 1), turns):
+        call = f"call_{i}"
+        messages = [
+            Message("user", [f"What is the weather in city {i}?"]),
+            Message("assistant", [Content.from_function_call(call, "weather", arguments={"i": i})]),
+            Message("tool", [Content.from_function_result(call, result=f"sunny in {i}")]),
+            Message("assistant", [f"It is sunny in city {i}."], message_id=f"m{i}"),
+        ]
+        await provider.save_messages(f"user-{s}" if sessions else "growth", messages)
     if sessions and not peer:
         await provider.close()
 
 
 async def knowledge_graph(path: Path, n: int, peer: bool, _: bool) -> None:
-    from mnem_mcp import graph
+    from mnem_mcp import MemoryService, StoreSettings, graph
     from mnem_mcp.graph_tools import GraphService
-    from mnem_mcp.memory import MemoryService, StoreSettings
 
     if peer:  # the reference server: the whole graph rewritten as JSONL per change
         lines: list[str] = []
@@ -177,9 +169,8 @@ def summarize(found: Json) -> Summary:
         top, growth = mine[max(mine)], None
         if adapter in SESSIONS:
             label = f"{adapter}: a {SESSION_TURNS}-turn session in the default layout costs at most 256 KiB of disk"
-            where, per_session = f"{top['n']} sessions", top["disk"] / 1024 / top["n"]
-            key = f"growth.{adapter}.per_session"
-            out.target(key, label, per_session, 256.0, where, unit=" KiB")
+            per_session, key = top["disk"] / 1024 / top["n"], f"growth.{adapter}.per_session"
+            out.target(key, label, per_session, 256.0, f"{top['n']} sessions", unit=" KiB")
             continue
         if low != high and mine[low]["disk"] > 0:
             growth = math.log(top["disk"] / mine[low]["disk"]) / math.log(high / low)
@@ -197,11 +188,9 @@ def draw(found: Json, path: Path) -> bool:
     """Disk and write time against N, log-log, each adapter (solid) beside its peer (dashed)."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(13, 5))
-    axes = figure.subplots(1, 2)
+    axes = (figure := Figure(figsize=(13, 5))).subplots(1, 2)
     for (adapter, peer), subject in itertools.product(ADAPTERS.items(), ("bounded", "peer")):
-        rows = [r for r in found["rows"] if (r["adapter"], r["subject"]) == (adapter, subject)]
-        mine = sorted(rows, key=lambda r: r["n"])
+        mine = [r for r in found["rows"] if (r["adapter"], r["subject"]) == (adapter, subject)]
         style, label = ("--", f"{adapter} ({peer})") if subject == "peer" else ("-o", adapter)
         xs = [r["n"] for r in mine]
         line = axes[0].plot(xs, [r["disk"] / 2**20 for r in mine], style, label=label)[0]
@@ -217,4 +206,4 @@ def draw(found: Json, path: Path) -> bool:
 
 
 if __name__ == "__main__":
-    execute("growth", __doc__ or "", FULL, SMOKE, workloads, child)
+    execute("growth", FULL, SMOKE, workloads, child)

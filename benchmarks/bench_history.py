@@ -10,10 +10,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import harness as h
 from autogen_core.memory import MemoryContent
@@ -25,8 +24,7 @@ from mnem_autogen import MnemosyneMemory
 from mnem_langgraph import MnemosyneStore
 from mnem_mcp import StoreSettings, build_server
 
-NODES = 100
-WARM_LIMIT_MS = {"why": 50.0, "history": 50.0, "when_did": 200.0}
+NODES, WARM_LIMIT_MS = 100, {"why": 50.0, "history": 50.0, "when_did": 200.0}
 HOLD_LIMIT_MS, VIEW_LIMIT_S = 60.0, 5.0
 CALLS = {  # each adapter's operations, as the report names them (n: the node never rewritten)
     "autogen": {"why": "`why(item 1)`", "history": "`history()`", "when_did": "`when_did(f)`"},
@@ -62,31 +60,6 @@ async def build(adapter: str, path: Path, commits: int) -> None:
         server.service.close()
 
 
-async def operation(
-    adapter: str, op: str, store: str, commits: int, stack: contextlib.AsyncExitStack
-) -> Callable[[], Any]:
-    """The call under test, on a fresh adapter object."""
-    if adapter == "autogen":
-        memory = MnemosyneMemory("bench", store)
-        stack.push_async_callback(memory.close)
-        first, half = (await memory.items())[0].id, commits // 2
-
-        def past_half(items: list[MemoryContent]) -> bool:
-            return any(int(str(item.content).rsplit(" ", 1)[1]) >= half for item in items)
-
-        calls = {"why": lambda: memory.why(first), "when_did": lambda: memory.when_did(past_half)}
-        return calls.get(op, memory.history)
-    if adapter == "langgraph":
-        graph = MnemosyneStore(store)
-        stack.callback(graph.close)
-        return {"why": lambda: graph.why(("bench",), "k0"), "history": graph.history}[op]
-    server = build_server(StoreSettings(path=store))
-    stack.callback(server.service.close)
-    client = await stack.enter_async_context(Client(server))
-    arguments = {"why": {}, "history": {"limit": 20}, "when_did": {"condition": "present"}}[op]
-    return lambda: h.call_tool(client, op, node_id="anchor", **arguments)
-
-
 @contextlib.asynccontextmanager
 async def contender(store: str, *, thread: bool) -> AsyncIterator[None]:
     """Another caller asking for the store every 2 ms for an empty session: beside an async
@@ -116,16 +89,35 @@ async def contender(store: str, *, thread: bool) -> AsyncIterator[None]:
 
 
 async def child(adapter: str, op: str, store: str, commits: str, reps: str) -> h.Json:
-    """One operation in a new process: cold (beside the contender), then ``reps`` warm."""
-    recorder = h.Recorder()
-    async with contextlib.AsyncExitStack() as stack:
-        call = await operation(adapter, op, store, int(commits), stack)
-        with recorder.observing():
-            async with contender(store, thread=adapter == "langgraph"):
-                recorder.local.label = "cold"
-                cold = await h.clock(call)
-            recorder.local.label = "warm"
-            warm = [await h.clock(call) for _ in range(int(reps))]
+    """One operation on a fresh adapter in a new process: cold (beside the contender), then warm."""
+    recorder, stack = h.Recorder(), contextlib.AsyncExitStack()
+    if adapter == "autogen":
+        memory = MnemosyneMemory("bench", store)
+        stack.push_async_callback(memory.close)
+        first, half = (await memory.items())[0].id, int(commits) // 2
+
+        def past_half(items: list[MemoryContent]) -> bool:
+            return any(int(str(item.content).rsplit(" ", 1)[1]) >= half for item in items)
+
+        ops = {"why": lambda: memory.why(first), "when_did": lambda: memory.when_did(past_half)}
+        call = ops.get(op, memory.history)
+    elif adapter == "langgraph":
+        graph = MnemosyneStore(store)
+        stack.callback(graph.close)
+        call = {"why": lambda: graph.why(("bench",), "k0"), "history": graph.history}[op]
+    else:
+        server = build_server(StoreSettings(path=store))
+        stack.callback(server.service.close)
+        client = await stack.enter_async_context(Client(server))
+        arguments = {"why": {}, "history": {"limit": 20}, "when_did": {"condition": "present"}}[op]
+        call = partial(h.call_tool, client, op, node_id="anchor", **arguments)
+    stack.enter_context(h.observe(recorder))
+    async with stack:
+        async with contender(store, thread=adapter == "langgraph"):
+            recorder.local.label = "cold"
+            cold = await h.clock(call)
+        recorder.local.label = "warm"
+        warm = [await h.clock(call) for _ in range(int(reps))]
     hold = recorder.longest("turn", "cold")
     calls = [(e, min(hold.end, e.end) - max(hold.start, e.start)) for e in recorder.of("call")]
     inside = [(e, ns) for e, ns in calls if ns > 0]  # the engine calls during the hold
@@ -190,4 +182,4 @@ def summarize(found: h.Json) -> h.Summary:
 
 
 if __name__ == "__main__":
-    h.execute("history", __doc__ or "", FULL, SMOKE, workloads, child)
+    h.execute("history", FULL, SMOKE, workloads, child)

@@ -20,8 +20,7 @@ WHY = {
     " does not; the adapter's own work around the two calls is 0.2-0.4 ms. The ratio follows"
     " the disk's fsync latency: 1.1-1.4x over runs on this machine (2026-12-06)."
 }
-LIMITS = {"get": 1.0, "get after put": 1.0, "put": 1.3}  # at every size
-PAIR = "mnemosyne/sqlite"
+LIMITS, PAIR = {"get": 1.0, "get after put": 1.0, "put": 1.3}, "mnemosyne/sqlite"  # at every size
 FULL, SMOKE = h.Plan(sizes=(100, 4_000), reps=300), h.Plan(sizes=(20,), reps=3)
 
 
@@ -34,19 +33,17 @@ def value(i: int, version: int = 0) -> dict[str, Any]:
 
 
 async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
-    """get, put, search and a get after a put at one size: a row per operation."""
     puts = [PutOp(namespace(i), f"m{i}", value(i)) for i in range(n)]  # the same items in each
 
     def build(path: Path) -> None:
         with MnemosyneStore(path) as built:
             built.batch(puts)
 
-    mnem_path = scratch.fresh(await scratch.template(f"lg-{n}", build))
-    sqlite_path = scratch.fresh()
+    path, sqlite_path = scratch.fresh(await scratch.template(f"lg-{n}", build)), scratch.fresh()
     keys = random.Random(n).choices(range(n), k=max(plan.reps + 2, 10))
     # file-backed, in autocommit mode as ``SqliteStore.from_conn_string`` makes it
     db = sqlite3.connect(sqlite_path / "db", check_same_thread=False, isolation_level=None)
-    stores = {"mnemosyne": MnemosyneStore(mnem_path), "sqlite": SqliteStore(db)}
+    stores = {"mnemosyne": MnemosyneStore(path), "sqlite": SqliteStore(db)}
     stores["sqlite"].setup()
     stores["sqlite"].batch(puts)
     stores["mnemosyne"].get(namespace(0), "m0")
@@ -73,11 +70,8 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
         rows.append(row)
     stores["mnemosyne"].close()
     db.close()
-    scratch.discard(mnem_path, sqlite_path)
+    scratch.discard(path, sqlite_path)
     return {"ops": rows}
-
-
-workloads = h.by_size(bench_size, "get/put/search")
 
 
 def summarize(found: h.Json) -> h.Summary:
@@ -86,9 +80,8 @@ def summarize(found: h.Json) -> h.Summary:
         label = f"LangGraph `{op}` ≤ {limit:g}x `SqliteStore.{op}`, {{}} items"
         rows = [r for r in found["ops"] if r["op"] == op]
         out.per_row(f"langgraph.{op}", label, rows, PAIR, limit, WHY.get(op, ""))
-    out.rows(sorted(found["ops"], key=lambda r: r["case"]))
-    return out
+    return out.rows(sorted(found["ops"], key=lambda r: r["case"]))
 
 
 if __name__ == "__main__":
-    h.execute("langgraph", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("langgraph", FULL, SMOKE, h.by_size(bench_size, "get/put/search"))

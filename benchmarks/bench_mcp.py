@@ -10,18 +10,17 @@ import random
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from contextlib import AsyncExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import harness as h
 from mcp import Client, StdioServerParameters
 
-REFERENCE = "@modelcontextprotocol/server-memory"
+REFERENCE, TOOLS = "@modelcontextprotocol/server-memory", ("add_observations", "search_nodes")
 LOCKED = h.BENCH_DIR.parent / "scripts" / "ci" / "npm" / "reference-memory"
 NPM_DIR = h.BENCH_DIR / ".work" / "npm"
-TOOLS = ("add_observations", "search_nodes")
 FULL, SMOKE = h.Plan(entities=1_000, reps=150), h.Plan(entities=20, reps=3)
 
 
@@ -35,9 +34,7 @@ def reference_command() -> tuple[list[str] | None, str]:
         return None, "node and npm are needed for the reference server"
     if not current:
         h.progress(f"installing {REFERENCE} into {NPM_DIR} from {lock}")
-        NPM_DIR.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(LOCKED / name, NPM_DIR / name)
+        shutil.copytree(LOCKED, NPM_DIR, dirs_exist_ok=True)  # package.json and its lockfile
         ci = [npm, "ci", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000"]
         try:
             done = subprocess.run(ci, cwd=NPM_DIR, capture_output=True, text=True, timeout=120)
@@ -63,16 +60,12 @@ def graph(folder: Path, n: int) -> Path:
     return jsonl
 
 
-def tool(client: Client, name: str, keys: list[int]) -> Callable[[int], Any]:
+def tool(client: Client, name: str, keys: list[int], i: int) -> Any:
     """Call ``i`` of ``name`` on a random entity: one more observation, or a search for one."""
-
-    def call(i: int) -> Any:
-        if name == "search_nodes":
-            return h.call_tool(client, name, query=f"observation 3 of entity-{keys[i]} ")
-        seen = [{"entityName": f"entity-{keys[i]}", "contents": [f"seen again, {i}"]}]
-        return h.call_tool(client, name, observations=seen)
-
-    return call
+    if name == "search_nodes":
+        return h.call_tool(client, name, query=f"observation 3 of entity-{keys[i]} ")
+    seen = [{"entityName": f"entity-{keys[i]}", "contents": [f"seen again, {i}"]}]
+    return h.call_tool(client, name, observations=seen)
 
 
 async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
@@ -86,12 +79,12 @@ async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
         env = {"MEMORY_FILE_PATH": str(jsonl)}
         servers.append(StdioServerParameters(command=reference[0], args=reference[1:], env=env))
     keys = random.Random(n).choices(range(n), k=plan.reps + 2)
-    ops: dict[str, Callable[[int], Any]] = {}
+    ops: dict[str, Any] = {}
     async with AsyncExitStack() as stack:
         for side, server in zip(("mnem", "ref"), servers, strict=False):
             client = await stack.enter_async_context(Client(server))
             await h.call_tool(client, "read_graph")
-            ops |= {f"{side}_{name}": tool(client, name, keys) for name in TOOLS}
+            ops |= {f"{side}_{name}": partial(tool, client, name, keys) for name in TOOLS}
         pairs = [f"mnem_{name}/ref_{name}" for name in TOOLS]
         row = await h.compare(f"{n:,} entities x 5", ops, plan.reps, *pairs, n=n)
     scratch.discard(folder)
@@ -102,19 +95,16 @@ async def workloads(scratch: h.Scratch, plan: h.Plan) -> dict[str, Any]:
 
 def summarize(found: dict[str, Any]) -> h.Summary:
     graph, skipped = found["graph"], found["skipped"]
-    note = f"The reference: `{found['reference']}`; ratios: ours / the reference." + (
-        f" **The reference was skipped**: {skipped}." if skipped else ""
-    )
+    note = f"The reference: `{found['reference']}`; ratios: ours / the reference."
+    note += f" **The reference was skipped**: {skipped}." if skipped else ""
     ratio = {
         f"{name}, {row['case']}": value
         for row in graph
         for name in TOOLS
         if (value := row["ratios"].get(f"mnem_{name}/ref_{name}"))  # none without the reference
     }
-    out = h.Summary(note=note, chart=("mnem-mcp / reference server (medians)", ratio))
-    out.rows(graph)
-    return out
+    return h.Summary(note=note, chart=("mnem-mcp / reference server (medians)", ratio)).rows(graph)
 
 
 if __name__ == "__main__":
-    h.execute("mcp", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("mcp", FULL, SMOKE, workloads)

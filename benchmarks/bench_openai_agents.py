@@ -10,7 +10,7 @@ from agents import SQLiteSession
 
 from mnem_openai_agents import MnemosyneSession
 
-NAME = "bench"
+NAME, PAIR = "bench", "adapter/sqlite_session"
 ADD_WHY = (
     "The rest is a fixed cost around the engine's calls, as for AutoGen's `add` (the event-loop"
     " yield, encoding and provenance, the change record, the mirror's entries), run with caches"
@@ -18,6 +18,7 @@ ADD_WHY = (
 )
 FULL = h.Plan(sizes=(100, 2_000), adds=200, reads=300)  # sizes: items in the session
 SMOKE = h.Plan(sizes=(20,), adds=3, reads=3)
+opened = h.opener(MnemosyneSession, NAME, warm=MnemosyneSession.get_items)
 
 
 def turn(n: int) -> list[dict[str, Any]]:
@@ -32,16 +33,11 @@ def turn(n: int) -> list[dict[str, Any]]:
     ]
 
 
-def opened(path: Path) -> Any:
-    return h.using(MnemosyneSession(NAME, path), lambda session: session.get_items())
-
-
 def add(session: MnemosyneSession, i: int) -> Any:
     return session.add_items(turn(i))
 
 
 async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
-    """A session of ``n`` items (added 100 at a time), and a ``SQLiteSession`` of the same."""
     items = [item for t in range(n // 4 + 1) for item in turn(t)][:n]
 
     async def build(path: Path) -> None:
@@ -59,15 +55,11 @@ async def bench_size(scratch: h.Scratch, plan: h.Plan, n: int) -> h.Json:
         for op, limit in (("get_items(limit=20)", 20), ("get_items()", None)):
             gets = {"adapter": session.get_items, "sqlite_session": control.get_items}
             ops = {who: lambda _, get=get, limit=limit: get(limit) for who, get in gets.items()}
-            pair, name = "adapter/sqlite_session", f"{op}, n={n:,}"
-            row = await h.compare(name, ops, plan.reads, pair, count=10, op=op, n=n)
+            row = await h.compare(f"{op}, n={n:,}", ops, plan.reads, PAIR, count=10, op=op, n=n)
             found["reads"].append(row)
     control.close()
     scratch.discard(path, sqlite_path)
     return found
-
-
-workloads = h.by_size(bench_size, "add_items, get_items")
 
 
 def summarize(found: h.Json) -> h.Summary:
@@ -77,10 +69,9 @@ def summarize(found: h.Json) -> h.Summary:
     reads = [r for r in found["reads"] if r["op"] == "get_items(limit=20)"]
     label = "Agents SDK `get_items(limit=20)` ≤ 1.5x `SQLiteSession.get_items(limit=20)`, {} items"
     largest = [max(reads, key=lambda r: r["n"])]
-    out.per_row("openai_agents.get_items", label, largest, "adapter/sqlite_session", 1.5)
-    out.rows([*found["add"], *found["reads"]])
-    return out
+    out.per_row("openai_agents.get_items", label, largest, PAIR, 1.5)
+    return out.rows([*found["add"], *found["reads"]])
 
 
 if __name__ == "__main__":
-    h.execute("openai_agents", __doc__ or "", FULL, SMOKE, workloads)
+    h.execute("openai_agents", FULL, SMOKE, h.by_size(bench_size, "add_items, get_items"))

@@ -5,7 +5,6 @@ the on-disk work directory per subject, so each starts from the same bytes and r
 import argparse
 import asyncio
 import contextlib
-import datetime
 import functools
 import gc
 import importlib.metadata
@@ -28,7 +27,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import mnem
 
-from mnem_adapter_kit.testing.observe import observe
+from mnem_adapter_kit.testing.observe import observe as observe  # for the benchmarks too
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS = BENCH_DIR / "results"
@@ -40,33 +39,17 @@ T = TypeVar("T")
 Json = dict[str, Any]  # what a benchmark measured, as its JSON holds it
 Samples = dict[str, list[int]]  # each subject's timed ns
 Step = Callable[[int], Awaitable[int]]  # a timed call: gets the call number (from 0), returns ns
+Ops = Mapping[str, Callable[[int], Any]]  # each subject's operation, given the call number
+Hook = Callable[[str, int], Any] | None  # an untimed call before each: given subject, call number
 Workloads = Callable[["Scratch", Plan], Coroutine[Any, Any, Json]]
+Written = tuple[str, list[mnem.NodeChange]]  # one commit: the volume it went to, what it changed
 
 
-def progress(message: str) -> None:
-    """A line on stderr, with the time and the name of the running script."""
-    script = Path(sys.argv[0]).stem
-    print(f"[{time.strftime('%H:%M:%S')} {script}] {message}", file=sys.stderr, flush=True)
-
-
-def machine() -> Json:
-    """What the figures were measured on: CPUs, load, Python, packages, commit, date."""
-    run = functools.partial(subprocess.run, cwd=BENCH_DIR, capture_output=True, text=True)
-    found = ((d.metadata["Name"], d.version) for d in importlib.metadata.distributions())
-    return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "load_average": os.getloadavg()[0],
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "packages": dict(sorted((n, v) for n, v in found if n.split("-")[0] in FAMILIES)),
-        "commit": run(["git", "rev-parse", "HEAD"]).stdout.strip()[:12],
-        "packages_dirty": bool(run(["git", "status", "--porcelain", "--", "../packages"]).stdout),
-    }
+def progress(message: str) -> None:  # stderr is line-buffered: each line shows as it is written
+    print(f"[{time.strftime('%H:%M:%S')} {Path(sys.argv[0]).stem}] {message}", file=sys.stderr)
 
 
 def summary(samples_ns: Iterable[int]) -> dict[str, float]:
-    """Count, and median, p99 and mean in ms."""
     found = sorted(ns / 1e6 for ns in samples_ns)
     p99 = statistics.quantiles(found, n=100, method="inclusive")[98] if len(found) > 1 else found[0]
     median, mean = statistics.median(found), statistics.fmean(found)
@@ -76,16 +59,13 @@ def summary(samples_ns: Iterable[int]) -> dict[str, float]:
 def case(name: str, samples: Samples, *pairs: str, **more: Any) -> Json:
     """A row: its name, each subject's statistics, the ratios ``pairs`` of medians, ``more``."""
     stats = {subject: summary(found) for subject, found in samples.items() if found}
-    ratios = {}
-    for pair in pairs:
-        subject, anchor = pair.split("/")
-        if subject in stats and anchor in stats:
-            ratios[pair] = round(stats[subject]["median_ms"] / stats[anchor]["median_ms"], 3)
+    med = {subject: found["median_ms"] for subject, found in stats.items()}
+    split = ((pair, *pair.split("/")) for pair in pairs)
+    ratios = {pair: round(med[s] / med[a], 3) for pair, s, a in split if s in med and a in med}
     return {"case": name, "subjects": stats, "ratios": ratios, **more}
 
 
 async def settle(result: Any) -> Any:
-    """``result``, awaited if it is awaitable: one helper for sync and async calls."""
     return await result if inspect.isawaitable(result) else result
 
 
@@ -109,22 +89,14 @@ async def interleave(steps: Mapping[str, Step], rounds: int, warmup: int = 2) ->
         for call in range(warmup + rounds):
             shift = call % len(names)
             for name in names[shift:] + names[:shift]:
-                took = await steps[name](call)
-                if call >= warmup:
-                    samples[name].append(took)
+                samples[name].append(await steps[name](call))
     finally:
         gc.enable()
-    return samples
+    return {name: found[warmup:] for name, found in samples.items()}  # past the warm-up
 
 
 async def compare(
-    name: str,
-    ops: Mapping[str, Callable[[int], Any]],
-    rounds: int,
-    *pairs: str,
-    count: int = 0,
-    before: Callable[[str, int], Any] | None = None,
-    **more: Any,
+    name: str, ops: Ops, rounds: int, *pairs: str, count: int = 0, before: Hook = None, **more: Any
 ) -> Json:
     """The row of ``ops`` timed in the same rounds, after untimed ``before(name, call)``s; with
     ``count``, the first op's engine calls (``count`` calls)."""
@@ -158,26 +130,27 @@ class Scratch:
         ram = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self.ram = Path(tempfile.mkdtemp(prefix="mnem-bench-", dir=ram or workdir))
         self._templates: dict[str, Path] = {}
-        self._made = 0
 
     async def template(self, key: str, build: Callable[[Path], Any]) -> Path:
         """The template ``key``, built by ``build(path)`` (sync or async) the first time."""
         if key not in self._templates:
-            path = self.ram / f"t{len(self._templates)}"
-            await settle(build(path))
+            await settle(build(path := self.ram / f"t{len(self._templates)}"))
             self._templates[key] = path
         return self._templates[key]
 
     def fresh(self, template: Path | None = None) -> Path:
         """A new on-disk directory: a copy of ``template``, or empty."""
-        self._made += 1
-        target = self.disk / f"s{self._made}"
-        shutil.copytree(template, target) if template else target.mkdir()
-        return target
+        target = Path(tempfile.mkdtemp(prefix="s", dir=self.disk))
+        return Path(shutil.copytree(template, target, dirs_exist_ok=True)) if template else target
 
     def discard(self, *paths: Path) -> None:
         for path in paths:
             shutil.rmtree(path, ignore_errors=True)
+
+
+def opener(make: Callable[..., T], *args: Any, warm: Callable[[T], Any]) -> Callable[[Path], Any]:
+    """How :func:`against_raw` opens a copy: ``make(*args, path)``, after an untimed ``warm``."""
+    return lambda path: using(make(*args, path), warm)
 
 
 async def against_raw(
@@ -200,11 +173,11 @@ async def against_raw(
         engine = await engine_calls(lambda: write(adapter, next(numbers)), rounds + 2)
     changes = commits_after(store(rehearsal), store(template))  # each write's, warm-ups too
     mine, floor = scratch.fresh(template), scratch.fresh(template)
-    raw = RawStore(store(floor))
+    raw, engines = store(floor), dict[str, mnem.Store]()
     async with opened(mine) as adapter:
         ops = {
             who: lambda call: write(adapter, first + call),
-            "raw_commit": lambda call: raw.replay(changes[call]),
+            "raw_commit": lambda call: replay(raw, engines, changes[call]),
         }
         row = await compare(name, ops, rounds, f"{who}/raw_commit", engine=engine, **more)
     scratch.discard(rehearsal, mine, floor)
@@ -238,7 +211,7 @@ class Event(NamedTuple):
 
 
 class Recorder:
-    """The kit's events while :meth:`observing`, filed under their thread's ``local.label``."""
+    """The kit's events while ``observe(recorder)``, filed under their thread's ``local.label``."""
 
     def __init__(self) -> None:
         self.local = threading.local()
@@ -246,9 +219,6 @@ class Recorder:
 
     def __call__(self, kind: str, what: str, start: int, end: int) -> None:
         self.events.append(Event(kind, what, start, end, getattr(self.local, "label", "")))
-
-    def observing(self) -> contextlib.AbstractContextManager[Any]:
-        return observe(self)
 
     def of(self, kind: str, label: str | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and label in (None, e.label)]
@@ -271,7 +241,7 @@ async def engine_calls(op: Callable[[], Any], calls: int = 10) -> dict[str, dict
     """The engine calls per call of ``op`` (sync or async) after a first, untimed and uncounted."""
     recorder = Recorder()
     for call in range(calls + 1):
-        with recorder.observing() if call else contextlib.nullcontext():
+        with observe(recorder) if call else contextlib.nullcontext():
             await settle(op())
     return recorder.engine(per=calls)
 
@@ -289,9 +259,6 @@ def fill(path: Path, nodes: Iterable[tuple[str, Any]]) -> None:
     store.commit("benchmark fixture", author="bench")
 
 
-Written = tuple[str, list[mnem.NodeChange]]  # one commit: the volume it went to, what it changed
-
-
 def commits_after(path: Path, template: Path) -> list[Written]:
     """What each commit in the store ``path`` made after its copy ``template`` changed, and where,
     oldest first; its volumes (ADR 0028): its ``.mnem``, then each ``.mnem-volumes/<n>``."""
@@ -303,37 +270,29 @@ def commits_after(path: Path, template: Path) -> list[Written]:
             if commit.id == since or not commit.parents:
                 break
             mine.append((commit.time, where, list(engine.diff(commit.parents[0], commit.id))))
-        found += mine[::-1]
-    found.sort(key=lambda each: each[0])  # stable: a volume's own order stays
-    return [(where, changes) for _, where, changes in found]
+        found += mine[::-1]  # then sorted by time, stably: a volume's own order stays
+    return [(where, changes) for _, where, changes in sorted(found, key=lambda each: each[0])]
 
 
-class RawStore:
-    """A copy of a store, its volumes opened with the raw engine: the floor of a write."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.engines: dict[str, mnem.Store] = {}
-
-    def replay(self, written: Written) -> None:
-        """Stage what a commit changed with the raw engine, in its volume, and commit it."""
-        where, changes = written
-        engine = self.engines.get(where)
-        if engine is None:
-            folder = self.path / where
-            if not (folder / ".mnem").is_dir():  # a volume the write began, made outside the
-                with tempfile.TemporaryDirectory(dir=self.path.parent) as made:  # store (init
-                    mnem.init(made)  # refuses a folder inside one), then moved in
-                    folder.mkdir(parents=True, exist_ok=True)
-                    os.rename(Path(made) / ".mnem", folder / ".mnem")
-            engine = self.engines[where] = mnem.open(folder)
-        for change in changes:
-            if (node := change.new) is None:
-                engine.rm(change.id)
-            else:
-                more = {k: getattr(node, k) for k in ("content_kind", "provenance", "event_time")}
-                engine.add(node.id, node.content, **more)
-        engine.commit("replayed", author="bench")
+def replay(path: Path, engines: dict[str, mnem.Store], written: Written) -> None:
+    """``written`` committed again by the raw engine on the copy ``path``: the floor of a write."""
+    where, changes = written
+    engine = engines.get(where)
+    if engine is None:
+        folder = path / where
+        if not (folder / ".mnem").is_dir():  # a volume the write began, made outside the
+            with tempfile.TemporaryDirectory(dir=path.parent) as made:  # store (init refuses
+                mnem.init(made)  # a folder inside one), then moved in
+                folder.mkdir(parents=True, exist_ok=True)
+                os.rename(Path(made) / ".mnem", folder / ".mnem")
+        engine = engines[where] = mnem.open(folder)
+    for change in changes:
+        if (node := change.new) is None:
+            engine.rm(change.id)
+        else:
+            more = {k: getattr(node, k) for k in ("content_kind", "provenance", "event_time")}
+            engine.add(node.id, node.content, **more)
+    engine.commit("replayed", author="bench")
 
 
 def child_json(script: str, *args: str) -> Json:
@@ -365,9 +324,8 @@ class Target:
 
     @property
     def met(self) -> bool | None:
-        if self.measured is None:
-            return None
-        return self.measured >= self.limit if self.higher_is_better else self.measured <= self.limit
+        got, limit = self.measured, self.limit
+        return None if got is None else (got >= limit if self.higher_is_better else got <= limit)
 
 
 @dataclass
@@ -390,11 +348,12 @@ class Summary:
             measured, why_n = row["ratios"][pair], because(row, why)
             self.target(f"{key}.{at}", label.format(n), measured, limit, f"{size}={n}", why_n)
 
-    def rows(self, rows: list[Json]) -> None:
+    def rows(self, rows: list[Json]) -> "Summary":
         """The table: rows ``{"case", "subjects": stats, "ratios", "engine"?}``, a line each."""
         shown = {name: cell for name, cell in CELLS.items() if any(cell[0] in r for r in rows)}
         cells = [[r["case"], *(f(r) if k in r else "" for k, f in shown.values())] for r in rows]
         self.table = [["case", *shown], *cells]
+        return self
 
 
 def num(value: float) -> str:
@@ -403,7 +362,6 @@ def num(value: float) -> str:
 
 
 def ms(value: float) -> str:
-    """A duration in ms (in µs below 0.001 ms)."""
     return f"{num(value)} ms" if value >= 0.001 or value == 0 else f"{num(value * 1000)} µs"
 
 
@@ -424,17 +382,27 @@ def because(row: Mapping[str, Any], more: str = "") -> str:
     return f"Medians: {medians(row)}.{calls}" + (more and f" {more}")
 
 
-def execute(
-    name: str, description: str, full: Plan, smoke: Plan, workloads: Workloads, child: Any = None
-) -> None:
+def execute(name: str, full: Plan, smoke: Plan, workloads: Workloads, child: Any = None) -> None:
     """Parse the options, run ``workloads`` in a scratch space, write ``<out>/<name>.json``; or
     with ``--child``, print what ``child`` returns (for :func:`child_json`)."""
     if sys.argv[1:2] == ["--child"]:
         print(json.dumps(asyncio.run(settle(child(*sys.argv[2:])))))
         return
-    args = parser(description).parse_args()
+    args = parser(sys.modules["__main__"].__doc__ or "").parse_args()
     started, plan, load = time.monotonic(), smoke if args.smoke else full, [os.getloadavg()[0]]
-    result: Json = {"benchmark": name, "smoke": args.smoke, "machine": machine()}
+    run = functools.partial(subprocess.run, cwd=BENCH_DIR, capture_output=True, text=True)
+    found = ((d.metadata["Name"], d.version) for d in importlib.metadata.distributions())
+    result: Json = {"benchmark": name, "smoke": args.smoke}
+    result["machine"] = {  # what the figures were measured on
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+        "cpu_count": os.cpu_count(),
+        "load_average": os.getloadavg()[0],
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "packages": dict(sorted((n, v) for n, v in found if n.split("-")[0] in FAMILIES)),
+        "commit": run(["git", "rev-parse", "HEAD"]).stdout.strip()[:12],
+        "packages_dirty": bool(run(["git", "status", "--porcelain", "--", "../packages"]).stdout),
+    }
     sampling = threading.Event()
 
     def sample() -> None:  # the 1-minute load average every 5 s
@@ -456,27 +424,23 @@ def execute(
     progress(f"done in {result['elapsed_s']} s: {path}")
 
 
-def ignored_workdir(given: str) -> Path:
-    """``given``, unless git would see stores there (then refuse, before anything is written)."""
-    path = Path(given)
-    root, where = BENCH_DIR.parent, path.resolve()
-    if where != root and root not in where.parents:
-        return path
-    try:
-        check = ["git", "check-ignore", "-q", str(where / "store")]
-        probe = subprocess.run(check, cwd=root, capture_output=True)
-    except OSError:  # no git: not a checkout anyone commits from
-        return path
-    if probe.returncode == 1:
-        raise SystemExit(
-            f"--workdir {path}: git does not ignore it, so a run's stores could be committed;"
-            f" use the default ({BENCH_DIR / '.work'}), a folder outside the repository, or"
-            " one that .gitignore covers"
-        )
-    return path  # 0: ignored; 128: not a git checkout
-
-
 def parser(description: str) -> argparse.ArgumentParser:
+    def ignored_workdir(given: str) -> Path:
+        """``given``, unless git would see stores there (refused before anything is written)."""
+        path = Path(given)
+        try:
+            check = ["git", "check-ignore", "-q", str(path.resolve() / "store")]
+            probe = subprocess.run(check, cwd=BENCH_DIR, capture_output=True)
+        except OSError:  # no git: not a checkout anyone commits from
+            return path
+        if probe.returncode == 1:
+            raise SystemExit(
+                f"--workdir {path}: git does not ignore it, so a run's stores could be committed;"
+                f" use the default ({BENCH_DIR / '.work'}), a folder outside the repository, or"
+                " one that .gitignore covers"
+            )
+        return path  # 0: ignored; 128: outside the repository, or not a git checkout
+
     args = argparse.ArgumentParser(description=description)
     args.add_argument("--smoke", action="store_true", help="tiny sizes, seconds; for the tests")
     args.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")

@@ -24,58 +24,14 @@ def value(target: Target, measured: float | None) -> str:
     return "n/a" if measured is None else f"{num(measured)}{target.unit}"
 
 
-def header(results: dict[str, dict[str, Any]]) -> list[str]:
-    first = next(iter(results.values()))["machine"]
-    lines = [
-        "# Benchmark results",
-        "",
-        "Written by `benchmarks/report.py` from the JSON beside it; `uv run python "
-        "benchmarks/run_all.py` measures everything again. Ratios are of medians against an "
-        "anchor timed in the same interleaved rounds (the machine is shared and noisy).",
-        "",
-        f"- Machine: {first['cpu_count']} CPUs, {first['platform']}, Python {first['python']}",
-        f"- Packages: {', '.join(f'{name} {v}' for name, v in first['packages'].items())}",
-        f"- Commit: `{first['commit']}`"
-        + " (packages/ had local changes)" * first["packages_dirty"],
-    ]
-    for name, result in results.items():
-        machine, load, smoke = result["machine"], result["load"], result["smoke"]
-        lines.append(
-            f"- `{name}`: {machine['date']}, {result['elapsed_s']} s; 1-minute load average"
-            f" {machine['load_average']:.2f} before, {load['mean']:.2f} mean and {load['max']:.2f}"
-            " max during" + " (**smoke run: tiny sizes, the figures mean nothing**)" * smoke
-        )
-    return [*lines, ""]
-
-
-def targets(found: list[tuple[str, Target]], before: dict[str, str]) -> list[str]:
-    rows = []
-    for name, t in found:
-        limit = ("≥ " if t.higher_is_better else "≤ ") + value(t, t.limit)
-        cells = [before.get(t.key, ""), value(t, t.measured), t.where, VERDICTS[t.met]]
-        rows.append([name, t.label, limit, *cells])
-    lines = [
-        "## Targets",
-        "",
-        "Before: the target as measured before the kit's redesign (ADR 0019), blank where it "
-        "was not measured then.",
-        "",
-        *table(["benchmark", "target", "limit", "before", "measured", "at", "result"], rows),
-    ]
-    missed = [f"- **{t.label}** ({value(t, t.measured)}): {t.why}" for _, t in found if not t.met]
-    return [*lines, "### Misses explained", "", *missed, ""] if missed else lines
-
-
 def draw(name: str, summary: Summary, path: Path) -> bool:
     """The targets as measured / limit (1 or less passes; red: missed), else the chart's bars."""
-    title = "measured / limit (log; 1 or less passes)"
     bars = {
         t.key.split(".", 1)[1]: t.limit / t.measured if t.higher_is_better else t.measured / t.limit
         for t in summary.targets
         if t.measured
     }
-    if not bars:
-        title, bars = summary.chart
+    title, bars = ("measured / limit (log; 1 or less passes)", bars) if bars else summary.chart
     if not bars:
         return False
     ax = Figure(figsize=(7, 0.8 + 0.3 * len(bars))).subplots()
@@ -93,32 +49,56 @@ def draw(name: str, summary: Summary, path: Path) -> bool:
     return True
 
 
-def load(path: Path) -> Any:
+def read(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def main() -> None:
+if __name__ == "__main__":
     args = argparse.ArgumentParser(description=__doc__)
     args.add_argument("--results", type=Path, default=RESULTS, help="directory of the JSON results")
     folder = args.parse_args().results
-    results = {n: found for n in SCRIPTS if (found := load(folder / f"{n}.json"))}
+    results = {n: found for n in SCRIPTS if (found := read(folder / f"{n}.json"))}
     if not results:
         raise SystemExit(f"no results in {folder}")
-    before = load(RESULTS / "before.json") or {}
+    before = (read(RESULTS / "before.json") or {}).get("targets", {})
     modules = {n: import_module(f"bench_{n}") for n in results}
     summaries = {n: modules[n].summarize(r["workloads"]) for n, r in results.items()}
-    body: list[str] = []
+    host = next(iter(results.values()))["machine"]
+    lines = [
+        "# Benchmark results\n",
+        "Written by `benchmarks/report.py` from the JSON beside it; `uv run python "
+        "benchmarks/run_all.py` measures everything again. Ratios are of medians against an "
+        "anchor timed in the same interleaved rounds (the machine is shared and noisy).\n",
+        f"- Machine: {host['cpu_count']} CPUs, {host['platform']}, Python {host['python']}",
+        f"- Packages: {', '.join(f'{name} {v}' for name, v in host['packages'].items())}",
+        f"- Commit: `{host['commit']}`" + " (packages/ had local changes)" * host["packages_dirty"],
+    ]
+    for name, result in results.items():
+        machine, load, smoke = result["machine"], result["load"], result["smoke"]
+        lines.append(
+            f"- `{name}`: {machine['date']}, {result['elapsed_s']} s; 1-minute load average"
+            f" {machine['load_average']:.2f} before, {load['mean']:.2f} mean and {load['max']:.2f}"
+            " max during" + " (**smoke run: tiny sizes, the figures mean nothing**)" * smoke
+        )
+    rows, body = [], []
     for name, summary in summaries.items():
         own, png = getattr(modules[name], "draw", None), folder / f"{name}.png"
         drawn = own(results[name]["workloads"], png) if own else draw(name, summary, png)
         body += [f"## {name}", ""] + [f"![{name}]({name}.png)", ""] * drawn
         body += [" ".join(f"{modules[name].__doc__} {summary.note}".split()), ""]
         body += table(summary.table[0], summary.table[1:]) if summary.table else []
-    found = [(name, t) for name, summary in summaries.items() for t in summary.targets]
-    lines = header(results) + targets(found, before.get("targets", {})) + body
-    (folder / "SUMMARY.md").write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+        for t in summary.targets:
+            limit = ("≥ " if t.higher_is_better else "≤ ") + value(t, t.limit)
+            cells = [before.get(t.key, ""), value(t, t.measured), t.where, VERDICTS[t.met]]
+            rows.append([name, t.label, limit, *cells])
+    lines += [
+        "\n## Targets\n",
+        "Before: the target as measured before the kit's redesign (ADR 0019), blank where it "
+        "was not measured then.\n",
+        *table(["benchmark", "target", "limit", "before", "measured", "at", "result"], rows),
+    ]
+    unmet = [t for summary in summaries.values() for t in summary.targets if not t.met]
+    missed = [f"- **{t.label}** ({value(t, t.measured)}): {t.why}" for t in unmet]
+    lines += ["### Misses explained", "", *missed, ""] if missed else []
+    (folder / "SUMMARY.md").write_text("\n".join(lines + body).rstrip() + "\n", encoding="utf-8")
     print(f"wrote {folder / 'SUMMARY.md'}")
-
-
-if __name__ == "__main__":
-    main()
