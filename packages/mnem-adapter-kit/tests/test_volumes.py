@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from mnem_adapter_kit import Mirror, Scope, Store, open_store
 from mnem_adapter_kit import history as kit_history
+from mnem_adapter_kit._volumes import Volumes
 from mnem_adapter_kit.errors import ConflictError, StoreError
 
 SCOPE = Scope.of("notes")
@@ -555,3 +556,80 @@ def test_a_write_after_another_process_wrote_finds_where_each_node_now_lives(
         for node_id in mnem.open(folder).working_memory():
             homes.setdefault(node_id, []).append(folder.name)
     assert all(len(where) == 1 for where in homes.values()), homes
+
+
+THEIR_CHANGE = textwrap.dedent(
+    """
+    import os, sys
+    os.environ["MNEM_VOLUME_NODES"] = "2"
+    from mnem_adapter_kit import Scope, open_store
+
+    store = open_store(sys.argv[1], author="other")
+    with store.write() as write:
+        write.add(Scope.of("notes").sequence_item_id(3), sys.argv[2])
+    store.close()
+    """
+)
+
+
+def test_taking_the_store_back_opens_only_the_volumes_another_process_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    store = open_store(tmp_path, author="test")
+    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    for n in range(1, 8):  # volume 0 holds 1 and 2, volume 1 holds 3 and 4, ...
+        with store.write(mirror) as write:
+            write.add(SCOPE.sequence_item_id(n), n)
+    opened: list[int] = []
+    reopen = Volumes._open
+
+    def recorded(volumes: Volumes, number: int, *, create: bool) -> mnem.Store:
+        opened.append(number)
+        return reopen(volumes, number, create=create)
+
+    monkeypatch.setattr(Volumes, "_open", recorded)
+    for theirs in ("theirs", "theirs again"):  # the first catch-up reads every volume's history
+        run = [sys.executable, "-c", THEIR_CHANGE, str(tmp_path), theirs]
+        subprocess.run(run, check=True, timeout=60)
+        opened.clear()
+        with store.session() as engine:
+            values = dict(mirror.sync(engine))
+            newest = engine.log(first_parent=True, limit=1)[0]
+        assert values == {SCOPE.sequence_item_id(n): theirs if n == 3 else n for n in range(1, 8)}
+        assert newest.author == "other"
+    store.close()
+    assert sorted(set(opened)) == [1]  # the later one: 2 and 3 are as this process left them
+
+
+def test_a_volume_fingerprint_changes_with_every_write_and_only_then(tmp_path: Path) -> None:
+    """The premise of taking a closed volume's HEAD from memory: the engine rewrites its
+    database's header with each write (staging included) and its HEAD file on a checkout;
+    reading changes neither, and opening then closing without a write leaves them as they were."""
+    volumes = Volumes(str(tmp_path), lambda: False)
+    engine = mnem.init(tmp_path)
+    seen = [volumes._fingerprint(0, "")]
+    writes: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+        ("add", ("a", {"v": 1}), {}),
+        ("commit", ("first",), {"author": "test"}),
+        ("new_branch", ("other",), {}),
+        ("checkout", ("other",), {}),
+        ("rm", ("a",), {}),
+        ("commit", ("second",), {"author": "test"}),
+        ("checkout", ("main",), {}),
+        ("merge", ("other",), {"message": "merge", "author": "test"}),
+        ("delete_branch", ("other",), {}),
+    ]
+    for name, args, kwargs in writes:
+        getattr(engine, name)(*args, **kwargs)
+        seen.append(volumes._fingerprint(0, ""))
+        assert seen[-1] not in seen[:-1], name
+        engine.working_memory(), engine.log(), engine.branches(), engine.head_commit()
+        assert volumes._fingerprint(0, "") == seen[-1]
+    del engine
+    closed = volumes._fingerprint(0, "")
+    reopened = mnem.open(tmp_path)
+    reopened.working_memory()
+    del reopened
+    assert volumes._fingerprint(0, "") == closed
+    assert volumes._fingerprint(0, "ref: refs/heads/x") != closed

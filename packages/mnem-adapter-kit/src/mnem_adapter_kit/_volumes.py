@@ -18,6 +18,11 @@ engine store of at most :data:`VOLUME_NODES` live nodes: volume 0 is ``<store>/.
   whose HEAD disagrees with volume 0's is brought to it when opened.
 * **A write across volumes** is journaled whole before its first commit and finished by
   the next opening if a kill interrupted it.
+* **Volumes left closed.** A process notes each volume it closes: its HEAD commit, and a
+  fingerprint of its files (the first page of the engine's database, which the engine
+  rewrites with every write and only then, its ``HEAD`` file, volume 0's ``HEAD``). A later
+  section takes that HEAD as long as the fingerprint still matches, so taking the store back
+  from another process opens only the volumes it changed, not all of them.
 
 :class:`Volumes` belongs to one engine handle (:mod:`._engine`) and answers, for the
 whole store, the engine calls operations make through the handle's proxy. A store of
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import heapq
 import itertools
 import json
@@ -65,6 +71,8 @@ MERGE_PREFIX = "mnem-merging-"
 """The scratch branch a merge across volumes is tried on (never a branch of the caller's)."""
 VOLUME_NODES = 256
 """Live nodes per volume: the fewest bytes per item measured (ADR 0028)."""
+FINGERPRINT_BYTES = 4096
+"""How much of a volume's database file its fingerprint reads: the engine's header."""
 VOLUME_NODES_ENV = "MNEM_VOLUME_NODES"
 """Sets the bound (tests use a handful)."""
 AUTHOR = "mnem-adapter-kit"
@@ -169,6 +177,10 @@ class Volumes:
         self._homes_of: dict[int, set[str]] = {}
         self._homes_checked = False
         """Whether :attr:`_homes_of` were compared with every volume's ids since a HEAD moved."""
+        self._kept: dict[int, tuple[bytes, mnem.Commit | None]] = {}
+        """Each volume this process closed: its fingerprint then, and its HEAD commit then."""
+        self._unchanged: set[int] = set()
+        """The volumes found as this section's process closed them (:attr:`_kept` holds)."""
         self._latest: int | None = None
         """The latest HEAD time of any volume, while no HEAD has moved unseen."""
         self._chains: dict[int, tuple[str, tuple[mnem.Commit, ...]]] = {}
@@ -218,10 +230,31 @@ class Volumes:
         return (routed or getattr(self.engine(0), name))(*args, **kwargs)
 
     def closed(self) -> None:
-        """Volume 0 is closing: close the others (their handles go with this object's references)."""
+        """Volume 0 is closing: close the others (their handles go with this object's
+        references), noting what each was (see the module: volumes left closed)."""
+        wanted, heads = self._heads_at_close()
+        for number in self._engines:
+            self._kept.pop(number, None)
         self._engines = {}
         self._foreign = {}
         self._forget_section()
+        for number, head in heads.items():
+            fingerprint = self._fingerprint(number, wanted)
+            if fingerprint is not None:
+                self._kept[number] = (fingerprint, head)
+
+    def _heads_at_close(self) -> tuple[str, dict[int, mnem.Commit | None]]:
+        """Volume 0's HEAD and each other open volume's HEAD commit (none if unreadable); a
+        function of its own, so that no variable of :meth:`closed` keeps an engine open."""
+        heads: dict[int, mnem.Commit | None] = {}
+        try:
+            for number, engine in self._engines.items():
+                if number and number not in self._foreign:
+                    found = engine.log(first_parent=True, limit=1)
+                    heads[number] = found[0] if found else None
+            return self._engines[0].head(), heads
+        except Exception:  # a volume not noted is read again when next needed
+            return "", {}
 
     def kept_after_fork(self) -> list[mnem.Store]:
         """The volume handles a forked child must never drop (they hold the parent's locks)."""
@@ -257,6 +290,7 @@ class Volumes:
         self._latest = None
 
     def _forget_section(self) -> None:
+        self._unchanged = set()
         self._merged_at = None
         self._forget_heads()
         self._ops = {}
@@ -348,9 +382,42 @@ class Volumes:
     def _head(self, number: int) -> mnem.Commit | None:
         """Volume ``number``'s HEAD commit (its opening commit included)."""
         if number not in self._heads:
-            found = self.engine(number).log(first_parent=True, limit=1)
-            self._heads[number] = found[0] if found else None
+            if self._is_unchanged(number):
+                self._heads[number] = self._kept[number][1]
+            else:
+                found = self.engine(number).log(first_parent=True, limit=1)
+                self._heads[number] = found[0] if found else None
         return self._heads[number]
+
+    def _is_unchanged(self, number: int) -> bool:
+        """Whether volume ``number`` is closed and as this process last closed it."""
+        if number in self._engines or number not in self._kept:
+            return False
+        if number not in self._unchanged:
+            if self._fingerprint(number, self.engine(0).head()) != self._kept[number][0]:
+                del self._kept[number]
+                return False
+            self._unchanged.add(number)
+        return True
+
+    def _fingerprint(self, number: int, wanted: str) -> bytes | None:
+        """A digest of what changes whenever volume ``number`` is written (see the module),
+        with volume 0's HEAD ``wanted``; None if its files cannot be read."""
+        folder = os.path.join(volume_root(self.root, number), STORE_DIR)
+        digest = hashlib.blake2b(wanted.encode(), digest_size=16)
+        for name in ("store.redb", "HEAD"):
+            try:
+                fd = open_regular(os.path.join(folder, name), os.O_RDONLY)
+                if fd is None:
+                    return None
+                try:
+                    part = os.read(fd, FINGERPRINT_BYTES)
+                finally:
+                    os.close(fd)
+            except OSError:
+                return None
+            digest.update(len(part).to_bytes(4, "big") + part)
+        return digest.digest()
 
     def _floor(self, without: int | None = None) -> int:
         """A commit time later than every volume's HEAD (but ``without``'s)."""
