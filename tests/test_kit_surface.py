@@ -155,6 +155,7 @@ LAYERS: dict[str, int] = {
     "_paths": 1,
     "_turns": 1,
     "_waiting": 2,
+    "_sparse": 2,
     "_reading": 1,
     "_reads": 1,
     "_ids": 2,

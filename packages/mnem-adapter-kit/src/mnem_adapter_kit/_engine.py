@@ -56,6 +56,7 @@ from ._branching import refuse_id_like
 from ._commit import Committed, clear_abandoned_staging
 from ._opening import open_engine
 from ._record import Appender
+from ._sparse import punch_zeros
 from ._turns import Turns
 from ._volumes import Volumes
 from ._waiting import WaitSignal
@@ -474,7 +475,7 @@ class Handle:
                     self._defer_until = time.monotonic() + COURTESY
         if self.clients == 0:
             with self._section:
-                self._drop()
+                self._drop(leaving=True)
         if observer is not None:
             observer("turn", "", self._turn_started, time.perf_counter_ns())
         self.turns.release()
@@ -507,7 +508,7 @@ class Handle:
             with self._watch_lock:
                 if self.turns.held:
                     return time.monotonic() + WATCH
-                self._drop()
+                self._drop(leaving=True)
                 self._watched = False
         finally:
             self._section.release()
@@ -517,7 +518,7 @@ class Handle:
         """Close the handle unless an operation is using it (that one closes it on leaving)."""
         if not self.turns.held and self._section.acquire(blocking=False):
             try:
-                self._drop()
+                self._drop(leaving=True)
             finally:
                 self._section.release()
         if self.engine is None:
@@ -537,15 +538,24 @@ class Handle:
         finally:
             self._section.release()
 
-    def _drop(self) -> None:
-        self.volumes.closed()
+    def _drop(self, *, leaving: bool = False) -> None:
+        """Close the handle. ``leaving`` (its last claim closed, or it sat idle) and nobody
+        waiting, the store comes to rest: the zero blocks of every volume it had open go back
+        to the file system (:mod:`._sparse`)."""
+        at_rest = leaving and self.engine is not None and not self.signal.others_waiting()
+        closed = self.volumes.closed()
         engine, self.engine = self.engine, None
         self.forget_head()
         self.record.close()
         self.signal.rest()
         watch = observer if engine is not None else None
         started = time.perf_counter_ns()
+        if at_rest:  # the other volumes while volume 0's lock is still the store's
+            for number in closed:
+                punch_zeros(self.volumes.database(number))
         del engine  # the last reference: the engine closes the file and unlocks it here
+        if at_rest:
+            punch_zeros(self.volumes.database(0))
         if watch is not None:
             watch("drop", "", started, time.perf_counter_ns())
 

@@ -49,7 +49,7 @@ from typing import Any
 import mnem
 
 from ._commit import Part
-from ._opening import open_engine
+from ._opening import DATABASE_FILE, open_engine
 from ._paths import STORE_DIR, VOLUMES_DIR, open_regular
 from .errors import (
     BusyError,
@@ -229,11 +229,13 @@ class Volumes:
         routed = self.route(name)
         return (routed or getattr(self.engine(0), name))(*args, **kwargs)
 
-    def closed(self) -> None:
+    def closed(self) -> list[int]:
         """Volume 0 is closing: close the others (their handles go with this object's
-        references), noting what each was (see the module: volumes left closed)."""
+        references), noting what each was (see the module: volumes left closed); the
+        volumes closed."""
         wanted, heads = self._heads_at_close()
-        for number in self._engines:
+        numbers = [number for number in self._engines if number]
+        for number in numbers:
             self._kept.pop(number, None)
         self._engines = {}
         self._foreign = {}
@@ -242,6 +244,7 @@ class Volumes:
             fingerprint = self._fingerprint(number, wanted)
             if fingerprint is not None:
                 self._kept[number] = (fingerprint, head)
+        return numbers
 
     def _heads_at_close(self) -> tuple[str, dict[int, mnem.Commit | None]]:
         """Volume 0's HEAD and each other open volume's HEAD commit (none if unreadable); a
@@ -400,14 +403,18 @@ class Volumes:
             self._unchanged.add(number)
         return True
 
+    def database(self, number: int) -> str:
+        """Volume ``number``'s database file."""
+        return os.path.join(volume_root(self.root, number), STORE_DIR, DATABASE_FILE)
+
     def _fingerprint(self, number: int, wanted: str) -> bytes | None:
         """A digest of what changes whenever volume ``number`` is written (see the module),
         with volume 0's HEAD ``wanted``; None if its files cannot be read."""
-        folder = os.path.join(volume_root(self.root, number), STORE_DIR)
+        database = self.database(number)
         digest = hashlib.blake2b(wanted.encode(), digest_size=16)
-        for name in ("store.redb", "HEAD"):
+        for path in (database, os.path.join(os.path.dirname(database), "HEAD")):
             try:
-                fd = open_regular(os.path.join(folder, name), os.O_RDONLY)
+                fd = open_regular(path, os.O_RDONLY)
                 if fd is None:
                     return None
                 try:
