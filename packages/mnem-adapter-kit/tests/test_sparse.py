@@ -128,7 +128,7 @@ def test_a_store_handed_to_a_waiting_process_is_not_punched(
     finally:
         os.close(waiter)
     store = open_store(holes, author="test")
-    with store.session() as engine:
-        engine.head()
+    with store.write() as write:
+        write.add(SCOPE.sequence_item_id(2), "value")
     store.close()
     assert zero_blocks_on_disk(database) == 0

@@ -602,6 +602,38 @@ def test_taking_the_store_back_opens_only_the_volumes_another_process_changed(
     assert sorted(set(opened)) == [1]  # the later one: 2 and 3 are as this process left them
 
 
+def test_the_next_handle_on_a_store_takes_the_notes_of_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store opened anew in a process (a session per request) opens no volume to find the
+    newest commit: the last handle's notes hold until a volume changes."""
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    store = open_store(tmp_path, author="test")
+    for n in range(1, 8):
+        with store.write() as write:
+            write.add(SCOPE.sequence_item_id(n), n)
+    with store.session() as engine:
+        ours = engine.head_commit()
+    store.close()  # the last claim: the handle goes with it
+    opened: list[int] = []
+    reopen = Volumes._open
+
+    def recorded(volumes: Volumes, number: int, *, create: bool) -> mnem.Store:
+        opened.append(number)
+        return reopen(volumes, number, create=create)
+
+    monkeypatch.setattr(Volumes, "_open", recorded)
+    for theirs in (None, "theirs"):
+        if theirs:
+            run = [sys.executable, "-c", THEIR_CHANGE, str(tmp_path), theirs]
+            subprocess.run(run, check=True, timeout=60)
+        store = open_store(tmp_path, author="test")
+        with store.session() as engine:
+            assert (engine.head_commit() == ours) is (theirs is None)
+        store.close()
+    assert opened == [1]  # only the volume the other process changed
+
+
 def test_a_volume_fingerprint_changes_with_every_write_and_only_then(tmp_path: Path) -> None:
     """The premise of taking a closed volume's HEAD from memory: the engine rewrites its
     database's header with each write (staging included) and its HEAD file on a checkout;

@@ -540,10 +540,10 @@ class Handle:
 
     def _drop(self, *, leaving: bool = False) -> None:
         """Close the handle. ``leaving`` (its last claim closed, or it sat idle) and nobody
-        waiting, the store comes to rest: the zero blocks of every volume it had open go back
-        to the file system (:mod:`._sparse`)."""
+        waiting, the store comes to rest: the zero blocks of volume 0 and of every other volume
+        it may have written go back to the file system (:mod:`._sparse`)."""
         at_rest = leaving and self.engine is not None and not self.signal.others_waiting()
-        closed = self.volumes.closed()
+        written = self.volumes.closed()
         engine, self.engine = self.engine, None
         self.forget_head()
         self.record.close()
@@ -551,10 +551,11 @@ class Handle:
         watch = observer if engine is not None else None
         started = time.perf_counter_ns()
         if at_rest:  # the other volumes while volume 0's lock is still the store's
-            for number in closed:
-                punch_zeros(self.volumes.database(number))
+            for number in written:
+                if number:
+                    punch_zeros(self.volumes.database(number))
         del engine  # the last reference: the engine closes the file and unlocks it here
-        if at_rest:
+        if at_rest and 0 in written:
             punch_zeros(self.volumes.database(0))
         if watch is not None:
             watch("drop", "", started, time.perf_counter_ns())

@@ -22,7 +22,9 @@ engine store of at most :data:`VOLUME_NODES` live nodes: volume 0 is ``<store>/.
   fingerprint of its files (the first page of the engine's database, which the engine
   rewrites with every write and only then, its ``HEAD`` file, volume 0's ``HEAD``). A later
   section takes that HEAD as long as the fingerprint still matches, so taking the store back
-  from another process opens only the volumes it changed, not all of them.
+  from another process opens only the volumes it changed, not all of them. The notes are
+  the process's, per store: the next handle on the store (a session opened per request)
+  takes them too.
 
 :class:`Volumes` belongs to one engine handle (:mod:`._engine`) and answers, for the
 whole store, the engine calls operations make through the handle's proxy. A store of
@@ -110,6 +112,9 @@ _REFUSED = frozenset({"bisect", "add_node"})
 
 Op = tuple[Any, ...]
 """A staged change, as :attr:`~._commit.Part.ops` holds it."""
+_closed_volumes: dict[str, dict[int, tuple[bytes, mnem.Commit | None]]] = {}
+"""Per store root, what :attr:`Volumes._kept` notes: a store's handles come and go with its
+claims (a session opened per request), and each new one takes the notes of the last."""
 
 
 def volume_nodes() -> int:
@@ -177,8 +182,11 @@ class Volumes:
         self._homes_of: dict[int, set[str]] = {}
         self._homes_checked = False
         """Whether :attr:`_homes_of` were compared with every volume's ids since a HEAD moved."""
-        self._kept: dict[int, tuple[bytes, mnem.Commit | None]] = {}
-        """Each volume this process closed: its fingerprint then, and its HEAD commit then."""
+        self._first_as_opened: bytes | None = None
+        """Volume 0's fingerprint when it opened."""
+        self._kept = _closed_volumes.setdefault(root, {})
+        """Each volume of the store this process closed: its fingerprint and HEAD commit then
+        (kept by the process, so that the next handle on the store knows them too)."""
         self._unchanged: set[int] = set()
         """The volumes found as this section's process closed them (:attr:`_kept` holds)."""
         self._latest: int | None = None
@@ -218,6 +226,7 @@ class Volumes:
         """Volume 0 was just opened: find the others and finish a write a kill interrupted."""
         self._engines = {0: engine}
         self._forget_section()
+        self._first_as_opened = self._fingerprint(0, "")
         self.numbers = volume_numbers(self.root)
         if os.path.lexists(self._journal_path):
             self._recover()
@@ -231,20 +240,23 @@ class Volumes:
 
     def closed(self) -> list[int]:
         """Volume 0 is closing: close the others (their handles go with this object's
-        references), noting what each was (see the module: volumes left closed); the
-        volumes closed."""
+        references), noting what each was (see the module: volumes left closed). The volumes
+        that may have been written: volume 0 since it opened, another since this process last
+        closed it."""
         wanted, heads = self._heads_at_close()
-        numbers = [number for number in self._engines if number]
-        for number in numbers:
-            self._kept.pop(number, None)
+        before = {number: self._kept.pop(number, None) for number in self._engines if number}
+        first = self._fingerprint(0, "")
+        written = [0] if first is None or first != self._first_as_opened else []
         self._engines = {}
         self._foreign = {}
         self._forget_section()
-        for number, head in heads.items():
-            fingerprint = self._fingerprint(number, wanted)
+        for number, note in before.items():
+            fingerprint = self._fingerprint(number, wanted) if number in heads else None
             if fingerprint is not None:
-                self._kept[number] = (fingerprint, head)
-        return numbers
+                self._kept[number] = (fingerprint, heads[number])
+            if note is None or note[0] != fingerprint:
+                written.append(number)
+        return written
 
     def _heads_at_close(self) -> tuple[str, dict[int, mnem.Commit | None]]:
         """Volume 0's HEAD and each other open volume's HEAD commit (none if unreadable); a
@@ -385,23 +397,26 @@ class Volumes:
     def _head(self, number: int) -> mnem.Commit | None:
         """Volume ``number``'s HEAD commit (its opening commit included)."""
         if number not in self._heads:
-            if self._is_unchanged(number):
-                self._heads[number] = self._kept[number][1]
+            noted = self._noted_head(number)
+            if noted is not None:
+                self._heads[number] = noted[0]
             else:
                 found = self.engine(number).log(first_parent=True, limit=1)
                 self._heads[number] = found[0] if found else None
         return self._heads[number]
 
-    def _is_unchanged(self, number: int) -> bool:
-        """Whether volume ``number`` is closed and as this process last closed it."""
-        if number in self._engines or number not in self._kept:
-            return False
+    def _noted_head(self, number: int) -> tuple[mnem.Commit | None] | None:
+        """Volume ``number``'s HEAD commit as this process last closed it, if it is closed and
+        unchanged since (None otherwise)."""
+        note = self._kept.get(number)
+        if number in self._engines or note is None:
+            return None
         if number not in self._unchanged:
-            if self._fingerprint(number, self.engine(0).head()) != self._kept[number][0]:
-                del self._kept[number]
-                return False
+            if self._fingerprint(number, self.engine(0).head()) != note[0]:
+                self._kept.pop(number, None)
+                return None
             self._unchanged.add(number)
-        return True
+        return (note[1],)
 
     def database(self, number: int) -> str:
         """Volume ``number``'s database file."""
