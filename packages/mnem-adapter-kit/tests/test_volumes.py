@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from mnem_adapter_kit import Mirror, Scope, Store, open_store
 from mnem_adapter_kit import history as kit_history
-from mnem_adapter_kit._volumes import Volumes
+from mnem_adapter_kit._volumes import KNOWN_STORES, Volumes, _known
 from mnem_adapter_kit.errors import ConflictError, StoreError
 
 SCOPE = Scope.of("notes")
@@ -632,6 +632,46 @@ def test_the_next_handle_on_a_store_takes_the_notes_of_the_last(
             assert (engine.head_commit() == ours) is (theirs is None)
         store.close()
     assert opened == [1]  # only the volume the other process changed
+
+
+def test_a_scope_first_read_opens_only_the_volumes_holding_its_nodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session opened per request in a shared store reads its own volumes, not every one."""
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    store = open_store(tmp_path, author="test")
+    for n in range(1, 8):  # "notes" in volumes 0 and 1, "other" in volumes 2 and 3
+        scope = SCOPE if n <= 4 else OTHER
+        with store.write() as write:
+            write.add(scope.sequence_item_id(n), n)
+    store.close()
+    opened: list[int] = []
+    reopen = Volumes._open
+
+    def recorded(volumes: Volumes, number: int, *, create: bool) -> mnem.Store:
+        opened.append(number)
+        return reopen(volumes, number, create=create)
+
+    monkeypatch.setattr(Volumes, "_open", recorded)
+    for scope, holding, expected in ((OTHER, [2, 3], {5, 6, 7}), (Scope.of("new"), [], set())):
+        store = open_store(tmp_path, author="test")
+        mirror: Mirror[Any] = Mirror(scope.owns, lambda node: node.content)
+        with store.session() as engine:
+            values = dict(mirror.sync(engine))
+        store.close()
+        assert values == {scope.sequence_item_id(n): n for n in expected}
+        assert sorted(set(opened)) == holding
+        opened.clear()
+
+
+def test_a_process_keeps_what_it_knows_of_a_few_stores_only(tmp_path: Path) -> None:
+    for n in range(KNOWN_STORES + 3):
+        store = open_store(tmp_path / str(n), author="test")
+        with store.write() as write:
+            write.add(SCOPE.sequence_item_id(1), n)
+        store.close()
+    assert len(_known) == KNOWN_STORES
+    assert str(tmp_path / str(KNOWN_STORES + 2)) in _known
 
 
 def test_a_volume_fingerprint_changes_with_every_write_and_only_then(tmp_path: Path) -> None:

@@ -109,6 +109,7 @@ _KEEPS_HEAD = frozenset(
         "volume_count",
         "state_part",
         "chain_part",
+        "owned_state",
         "resolve",
         "branches",
         "blame",
@@ -212,6 +213,11 @@ class SectionEngine:
         """The ``index``-th volume's part of the state at ``commit`` (HEAD's working memory if
         None); the parts of every volume make the store's state."""
         return cast("Mapping[str, mnem.MemoryNode]", self._call("state_part", commit, index))
+
+    def owned_state(self, head: str, owns: Callable[[str], bool]) -> Mapping[str, mnem.MemoryNode]:
+        """The nodes of HEAD's committed state (``head``, HEAD's commit) whose ids ``owns``
+        takes, read only from the volumes holding one (the kit's call: a scope's first read)."""
+        return cast("Mapping[str, mnem.MemoryNode]", self._call("owned_state", head, owns))
 
     def branch(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(

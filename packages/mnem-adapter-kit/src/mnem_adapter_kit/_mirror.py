@@ -85,13 +85,13 @@ class Mirror(Generic[T]):
         if head is None:
             self._reset({})
         elif self.commit is None:
-            self._reset(self._committed_state(engine, head))
+            self._reset(self._committed_state(engine, head, self._owns))
         elif (written := _engine.written_between(engine, self.commit, head)) is not None:
             changed = [self._take(each, self._decoded(each.added)) for each in written]
             if any(changed):
                 self._changed()
         elif not _engine.diffs_exactly_from(engine, self.commit):
-            self._reset(self._committed_state(engine, head))
+            self._reset(self._committed_state(engine, head, self._owns))
         elif not self._untouched_since(engine, self.commit, head):
             for change in engine.diff(self.commit, head):
                 if self._owns(change.id):
@@ -149,8 +149,14 @@ class Mirror(Generic[T]):
         self._synced = False
 
     @staticmethod
-    def _committed_state(engine: mnem.Store, head: str) -> dict[str, mnem.MemoryNode]:
-        """HEAD's state; read as working memory (lighter) when nothing is staged over it."""
+    def _committed_state(
+        engine: mnem.Store, head: str, owns: Callable[[str], bool]
+    ) -> Mapping[str, mnem.MemoryNode]:
+        """Our part of HEAD's state: through the kit, read only where we have nodes; from a bare
+        engine, as working memory (lighter) when nothing is staged over it."""
+        owned_state = getattr(engine, "owned_state", None)
+        if owned_state is not None:
+            return cast("Mapping[str, mnem.MemoryNode]", owned_state(head, owns))
         if engine.staged() or engine.staged_deletions():
             return engine.state_at(head)
         return engine.working_memory()

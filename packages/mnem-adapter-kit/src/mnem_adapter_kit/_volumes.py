@@ -44,6 +44,7 @@ import json
 import os
 import re
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from time import time_ns
 from typing import Any
@@ -82,10 +83,10 @@ AUTHOR = "mnem-adapter-kit"
 _NAME = re.compile(r"[0-9]{6}")
 _BRANCH_HEAD = "ref: "
 _ROUTED_ALWAYS = frozenset(
-    {"add", "rm", "unstage", "commit", "volume_count", "state_part", "chain_part"}
+    {"add", "rm", "unstage", "commit", "volume_count", "state_part", "chain_part", "owned_state"}
 )
-"""Engine calls :class:`Volumes` answers even for a store of one volume (the last three are
-the kit's own: the steps of a long read)."""
+"""Engine calls :class:`Volumes` answers even for a store of one volume (the last four are
+the kit's own: the steps of a long read, a scope's part of HEAD's state)."""
 _MULTI = frozenset(
     {
         "head",
@@ -112,9 +113,35 @@ _REFUSED = frozenset({"bisect", "add_node"})
 
 Op = tuple[Any, ...]
 """A staged change, as :attr:`~._commit.Part.ops` holds it."""
-_closed_volumes: dict[str, dict[int, tuple[bytes, mnem.Commit | None]]] = {}
-"""Per store root, what :attr:`Volumes._kept` notes: a store's handles come and go with its
-claims (a session opened per request), and each new one takes the notes of the last."""
+KNOWN_STORES = 8
+"""How many stores' :class:`_Known` the process keeps past their handles, the latest used."""
+
+
+class _Known:
+    """What this process knows of one store's volumes, kept past the store's handles: they come
+    and go with its claims (a session opened per request), and each takes what the last knew.
+    All of it is checked before use (a note against the volume's files, ids against its HEAD)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[int, tuple[bytes, mnem.Commit | None]] = {}
+        """Each volume this process closed: its fingerprint and its HEAD commit then."""
+        self.ids: dict[int, tuple[str | None, set[str]]] = {}
+        """Each volume's live ids, with the HEAD commit they are of."""
+        self.homes: dict[str, int] = {}
+        """Each live node's volume, as the sets in :attr:`homes_of` hold them."""
+        self.homes_of: dict[int, set[str]] = {}
+
+
+_known: OrderedDict[str, _Known] = OrderedDict()
+
+
+def _known_of(root: str) -> _Known:
+    """The store's :class:`_Known`, now the latest used (handles are made one at a time)."""
+    found = _known.pop(root, None) or _Known()
+    _known[root] = found
+    while len(_known) > KNOWN_STORES:
+        _known.popitem(last=False)
+    return found
 
 
 def volume_nodes() -> int:
@@ -176,17 +203,15 @@ class Volumes:
         self._engines: dict[int, mnem.Store] = {}
         self._foreign: dict[int, str] = {}
         self._heads: dict[int, mnem.Commit | None] = {}
-        self._ids: dict[int, tuple[str | None, set[str]]] = {}
-        self._homes: dict[str, int] = {}
-        """Each live node's volume, as the sets in :attr:`_homes_of` hold them."""
-        self._homes_of: dict[int, set[str]] = {}
+        known = _known_of(root)
+        self._ids = known.ids
+        self._homes = known.homes
+        self._homes_of = known.homes_of
+        self._kept = known.kept
         self._homes_checked = False
         """Whether :attr:`_homes_of` were compared with every volume's ids since a HEAD moved."""
         self._first_as_opened: bytes | None = None
         """Volume 0's fingerprint when it opened."""
-        self._kept = _closed_volumes.setdefault(root, {})
-        """Each volume of the store this process closed: its fingerprint and HEAD commit then
-        (kept by the process, so that the next handle on the store knows them too)."""
         self._unchanged: set[int] = set()
         """The volumes found as this section's process closed them (:attr:`_kept` holds)."""
         self._latest: int | None = None
@@ -512,6 +537,23 @@ class Volumes:
             if len(self._states) >= 64:
                 self._states.pop(next(iter(self._states)))
             self._states[commit] = found
+        return found
+
+    def _owned_state(self, head: str, owns: Callable[[str], bool]) -> dict[str, mnem.MemoryNode]:
+        """The nodes of HEAD's committed state (``head``, HEAD's commit) that ``owns`` takes,
+        read only from the volumes that hold one: those of a new scope, from none."""
+        if not self.multi:
+            engine = self.engine(0)
+            staged = engine.staged() or engine.staged_deletions()
+            whole = engine.state_at(head) if staged else engine.working_memory()
+            return {node_id: node for node_id, node in whole.items() if owns(node_id)}
+        found: dict[str, mnem.MemoryNode] = {}
+        for number in self._all():
+            at = self._head(number)
+            owned = [] if at is None else [i for i in self._live(number) if owns(i)]
+            if at is not None and owned:
+                state = self._state(number, at.id)
+                found.update((node_id, state[node_id]) for node_id in owned)
         return found
 
     def _volume_count(self) -> int:
