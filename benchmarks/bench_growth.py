@@ -170,10 +170,7 @@ def summarize(found: Json) -> Summary:
         if adapter in SESSIONS:
             label = f"{adapter}: a {SESSION_TURNS}-turn session in the default layout costs at most 256 KiB of disk"
             per_session, key = top["disk"] / 1024 / top["n"], f"growth.{adapter}.per_session"
-            why = "Most of it is the volumes' fixed cost (about 3.6 MiB each, some 20 sessions to a"
-            why += " volume of 256 nodes), the rest the 9 commits' state maps; the engine's page"
-            why += " allocation moves it by about 1% between runs (255-257 KiB on 2026-12-06)."
-            out.target(key, label, per_session, 256.0, f"{top['n']} sessions", why, unit=" KiB")
+            out.target(key, label, per_session, 256.0, f"{top['n']} sessions", unit=" KiB")
             continue
         if low != high and mine[low]["disk"] > 0:
             growth = math.log(top["disk"] / mine[low]["disk"]) / math.log(high / low)
