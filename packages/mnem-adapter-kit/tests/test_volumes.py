@@ -572,6 +572,19 @@ THEIR_CHANGE = textwrap.dedent(
 )
 
 
+def volumes_opened(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The volumes the kit opens from now on, by number, in order."""
+    opened: list[int] = []
+    reopen = Volumes._open
+
+    def recorded(volumes: Volumes, number: int, *, create: bool) -> mnem.Store:
+        opened.append(number)
+        return reopen(volumes, number, create=create)
+
+    monkeypatch.setattr(Volumes, "_open", recorded)
+    return opened
+
+
 def test_taking_the_store_back_opens_only_the_volumes_another_process_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -581,14 +594,7 @@ def test_taking_the_store_back_opens_only_the_volumes_another_process_changed(
     for n in range(1, 8):  # volume 0 holds 1 and 2, volume 1 holds 3 and 4, ...
         with store.write(mirror) as write:
             write.add(SCOPE.sequence_item_id(n), n)
-    opened: list[int] = []
-    reopen = Volumes._open
-
-    def recorded(volumes: Volumes, number: int, *, create: bool) -> mnem.Store:
-        opened.append(number)
-        return reopen(volumes, number, create=create)
-
-    monkeypatch.setattr(Volumes, "_open", recorded)
+    opened = volumes_opened(monkeypatch)
     for theirs in ("theirs", "theirs again"):  # the first catch-up reads every volume's history
         run = [sys.executable, "-c", THEIR_CHANGE, str(tmp_path), theirs]
         subprocess.run(run, check=True, timeout=60)
@@ -615,14 +621,7 @@ def test_the_next_handle_on_a_store_takes_the_notes_of_the_last(
     with store.session() as engine:
         ours = engine.head_commit()
     store.close()  # the last claim: the handle goes with it
-    opened: list[int] = []
-    reopen = Volumes._open
-
-    def recorded(volumes: Volumes, number: int, *, create: bool) -> mnem.Store:
-        opened.append(number)
-        return reopen(volumes, number, create=create)
-
-    monkeypatch.setattr(Volumes, "_open", recorded)
+    opened = volumes_opened(monkeypatch)
     for theirs in (None, "theirs"):
         if theirs:
             run = [sys.executable, "-c", THEIR_CHANGE, str(tmp_path), theirs]
@@ -645,14 +644,7 @@ def test_a_scope_first_read_opens_only_the_volumes_holding_its_nodes(
         with store.write() as write:
             write.add(scope.sequence_item_id(n), n)
     store.close()
-    opened: list[int] = []
-    reopen = Volumes._open
-
-    def recorded(volumes: Volumes, number: int, *, create: bool) -> mnem.Store:
-        opened.append(number)
-        return reopen(volumes, number, create=create)
-
-    monkeypatch.setattr(Volumes, "_open", recorded)
+    opened = volumes_opened(monkeypatch)
     for scope, holding, expected in ((OTHER, [2, 3], {5, 6, 7}), (Scope.of("new"), [], set())):
         store = open_store(tmp_path, author="test")
         mirror: Mirror[Any] = Mirror(scope.owns, lambda node: node.content)
