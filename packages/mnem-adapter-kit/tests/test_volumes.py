@@ -347,15 +347,28 @@ def test_a_store_written_as_one_volume_opens_in_place_and_grows_into_volumes(
     assert volumes_of(tmp_path) == ["000001"]  # commit in each, one write
 
 
+def seven_in_small_volumes(
+    path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mirror: Mirror[Any] | None = None,
+    *,
+    other_from: int = 8,
+) -> Store:
+    """A store of two-node volumes holding items 1 to 7, one write each (volume 0 holds 1 and
+    2, volume 1 holds 3 and 4, ...): "notes" items, and "other" ones from ``other_from``."""
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
+    store = open_store(path, author="test")
+    for n in range(1, 8):
+        with store.write(mirror) as write:
+            write.add((SCOPE if n < other_from else OTHER).sequence_item_id(n), n)
+    return store
+
+
 def test_a_clear_across_volumes_is_one_write_whose_commits_all_land(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
-    store = open_store(tmp_path, author="test")
     mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
-    for n in range(1, 8):
-        with store.write(mirror) as write:
-            write.add(SCOPE.sequence_item_id(n), n)
+    store = seven_in_small_volumes(tmp_path, monkeypatch, mirror)
     with store.write(mirror) as write:
         for node_id in list(mirror.values):
             write.remove(node_id)
@@ -588,12 +601,8 @@ def volumes_opened(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_taking_the_store_back_opens_only_the_volumes_another_process_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
-    store = open_store(tmp_path, author="test")
     mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
-    for n in range(1, 8):  # volume 0 holds 1 and 2, volume 1 holds 3 and 4, ...
-        with store.write(mirror) as write:
-            write.add(SCOPE.sequence_item_id(n), n)
+    store = seven_in_small_volumes(tmp_path, monkeypatch, mirror)
     opened = volumes_opened(monkeypatch)
     for theirs in ("theirs", "theirs again"):  # the first catch-up reads every volume's history
         run = [sys.executable, "-c", THEIR_CHANGE, str(tmp_path), theirs]
@@ -613,11 +622,7 @@ def test_the_next_handle_on_a_store_takes_the_notes_of_the_last(
 ) -> None:
     """A store opened anew in a process (a session per request) opens no volume to find the
     newest commit: the last handle's notes hold until a volume changes."""
-    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
-    store = open_store(tmp_path, author="test")
-    for n in range(1, 8):
-        with store.write() as write:
-            write.add(SCOPE.sequence_item_id(n), n)
+    store = seven_in_small_volumes(tmp_path, monkeypatch)
     with store.session() as engine:
         ours = engine.head_commit()
     store.close()  # the last claim: the handle goes with it
@@ -637,12 +642,7 @@ def test_a_scope_first_read_opens_only_the_volumes_holding_its_nodes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session opened per request in a shared store reads its own volumes, not every one."""
-    monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
-    store = open_store(tmp_path, author="test")
-    for n in range(1, 8):  # "notes" in volumes 0 and 1, "other" in volumes 2 and 3
-        scope = SCOPE if n <= 4 else OTHER
-        with store.write() as write:
-            write.add(scope.sequence_item_id(n), n)
+    store = seven_in_small_volumes(tmp_path, monkeypatch, other_from=5)  # "other": volumes 2, 3
     store.close()
     opened = volumes_opened(monkeypatch)
     for scope, holding, expected in ((OTHER, [2, 3], {5, 6, 7}), (Scope.of("new"), [], set())):
