@@ -156,6 +156,7 @@ LAYERS: dict[str, int] = {
     "_turns": 1,
     "_waiting": 2,
     "_sparse": 2,
+    "_volume_index": 2,
     "_reading": 1,
     "_reads": 1,
     "_ids": 2,

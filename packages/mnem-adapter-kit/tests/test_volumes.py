@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from mnem_adapter_kit import Mirror, Scope, Store, open_store
 from mnem_adapter_kit import history as kit_history
-from mnem_adapter_kit._volumes import KNOWN_STORES, Volumes, _known
+from mnem_adapter_kit._volume_index import index_path
+from mnem_adapter_kit._volumes import KNOWN_STORES, Volumes, _known, volume_root
 from mnem_adapter_kit.errors import ConflictError, StoreError
 
 SCOPE = Scope.of("notes")
@@ -45,6 +46,7 @@ ops = st.lists(
         st.tuples(st.just("neighbour")),
         st.tuples(st.just("branch")),
         st.tuples(st.just("reopen")),
+        st.tuples(st.just("restart")),
     ),
     min_size=1,
     max_size=24,
@@ -78,8 +80,10 @@ class Side:
 
     def apply(self, op: Op) -> None:
         kind = op[0]
-        if kind == "reopen":
+        if kind in ("reopen", "restart"):
             self.store.close()
+            if kind == "restart":  # as a new process: only what the store's files say
+                _known.clear()
             self.store = self._open()
             self.mirror = Mirror(SCOPE.owns, lambda node: node.content)
             return
@@ -209,6 +213,7 @@ def agree(tmp_path_factory: pytest.TempPathFactory, sequence: list[Op]) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(ops)
+@example([("add", 4), ("restart",)])  # a new process takes each volume's ids from its index
 def test_many_small_volumes_answer_as_one_store(
     tmp_path_factory: pytest.TempPathFactory, sequence: list[Op]
 ) -> None:
@@ -621,21 +626,31 @@ def test_the_next_handle_on_a_store_takes_the_notes_of_the_last(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A store opened anew in a process (a session per request) opens no volume to find the
-    newest commit: the last handle's notes hold until a volume changes."""
+    newest commit: the last handle's notes hold until a volume changes, and a volume another
+    process changed is known from the side index it left, or else opened."""
     store = seven_in_small_volumes(tmp_path, monkeypatch)
     with store.session() as engine:
         ours = engine.head_commit()
     store.close()  # the last claim: the handle goes with it
     opened = volumes_opened(monkeypatch)
-    for theirs in (None, "theirs"):
+    index = Path(index_path(volume_root(str(tmp_path), 1)))
+    for theirs, left_index, expected in ((None, True, []), ("a", True, []), ("b", False, [1])):
         if theirs:
+            before = index.read_bytes()
             run = [sys.executable, "-c", THEIR_CHANGE, str(tmp_path), theirs]
             subprocess.run(run, check=True, timeout=60)
+            if not left_index:  # killed before it closed the store: the index is stale
+                index.write_bytes(before)
         store = open_store(tmp_path, author="test")
         with store.session() as engine:
             assert (engine.head_commit() == ours) is (theirs is None)
         store.close()
-    assert opened == [1]  # only the volume the other process changed
+        assert opened == expected  # only the volume changed without an index
+        opened.clear()
+    store = open_store(tmp_path, author="test")
+    with store.session() as engine:
+        assert engine.working_node(SCOPE.sequence_item_id(3)).content == "b"
+    store.close()
 
 
 def test_a_scope_first_read_opens_only_the_volumes_holding_its_nodes(

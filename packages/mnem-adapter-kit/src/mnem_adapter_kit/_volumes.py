@@ -24,7 +24,8 @@ engine store of at most :data:`VOLUME_NODES` live nodes: volume 0 is ``<store>/.
   section takes that HEAD as long as the fingerprint still matches, so taking the store back
   from another process opens only the volumes it changed, not all of them. The notes are
   the process's, per store: the next handle on the store (a session opened per request)
-  takes them too.
+  takes them too. A closing volume also leaves them on disk with its ids
+  (:mod:`._volume_index`), so a new process opens only the volumes it reads or writes.
 
 :class:`Volumes` belongs to one engine handle (:mod:`._engine`) and answers, for the
 whole store, the engine calls operations make through the handle's proxy. A store of
@@ -54,6 +55,7 @@ import mnem
 from ._commit import Part
 from ._opening import DATABASE_FILE, open_engine
 from ._paths import STORE_DIR, VOLUMES_DIR, open_regular
+from ._volume_index import VolumeIndex, read_index, write_index
 from .errors import (
     BusyError,
     ConflictError,
@@ -130,6 +132,9 @@ class _Known:
         self.homes: dict[str, int] = {}
         """Each live node's volume, as the sets in :attr:`homes_of` hold them."""
         self.homes_of: dict[int, set[str]] = {}
+        self.indexed: dict[int, tuple[bytes | None, str | None]] = {}
+        """What each volume's side index on disk says, as far as this process knows: its
+        fingerprint and HEAD commit id."""
 
 
 _known: OrderedDict[str, _Known] = OrderedDict()
@@ -208,6 +213,9 @@ class Volumes:
         self._homes = known.homes
         self._homes_of = known.homes_of
         self._kept = known.kept
+        self._indexed = known.indexed
+        self._recalled: set[int] = set()
+        """The volumes whose side index this section read."""
         self._homes_checked = False
         """Whether :attr:`_homes_of` were compared with every volume's ids since a HEAD moved."""
         self._first_as_opened: bytes | None = None
@@ -279,9 +287,30 @@ class Volumes:
             fingerprint = self._fingerprint(number, wanted) if number in heads else None
             if fingerprint is not None:
                 self._kept[number] = (fingerprint, heads[number])
+                self._leave_index(number, fingerprint, heads[number])
             if note is None or note[0] != fingerprint:
                 written.append(number)
+        if 0 in heads:
+            self._leave_index(0, None, heads[0])
         return written
+
+    def _leave_index(
+        self, number: int, fingerprint: bytes | None, head: mnem.Commit | None
+    ) -> None:
+        """Leave volume ``number``'s side index (:mod:`._volume_index`), as it closes at
+        ``head`` with ``fingerprint``, if its ids there are known and the index says otherwise."""
+        commit = None if head is None else head.id
+        known = self._ids.get(number)
+        if (
+            known is None
+            or known[0] != commit
+            or self._indexed.get(number) == (fingerprint, commit)
+        ):
+            return
+        write_index(
+            volume_root(self.root, number), VolumeIndex(fingerprint, head, frozenset(known[1]))
+        )
+        self._indexed[number] = (fingerprint, commit)
 
     def _heads_at_close(self) -> tuple[str, dict[int, mnem.Commit | None]]:
         """Volume 0's HEAD and each other open volume's HEAD commit (none if unreadable); a
@@ -289,7 +318,7 @@ class Volumes:
         heads: dict[int, mnem.Commit | None] = {}
         try:
             for number, engine in self._engines.items():
-                if number and number not in self._foreign:
+                if number not in self._foreign:
                     found = engine.log(first_parent=True, limit=1)
                     heads[number] = found[0] if found else None
             return self._engines[0].head(), heads
@@ -331,6 +360,7 @@ class Volumes:
 
     def _forget_section(self) -> None:
         self._unchanged = set()
+        self._recalled = set()
         self._merged_at = None
         self._forget_heads()
         self._ops = {}
@@ -381,8 +411,9 @@ class Volumes:
     def _begin_volume(self, number: int, engine: mnem.Store) -> None:
         """Give a new volume its opening commit, on volume 0's branch."""
         time = max(_now_ms(), self._floor(without=number))
-        engine.commit(f"open volume {number}", author=AUTHOR, time_ms=time)
+        opening = engine.commit(f"open volume {number}", author=AUTHOR, time_ms=time)
         self._forget_heads(number)
+        self._ids[number] = (opening, set())
         self._align(number, engine)
 
     def _align(self, number: int, engine: mnem.Store) -> None:
@@ -433,15 +464,36 @@ class Volumes:
     def _noted_head(self, number: int) -> tuple[mnem.Commit | None] | None:
         """Volume ``number``'s HEAD commit as this process last closed it, if it is closed and
         unchanged since (None otherwise)."""
-        note = self._kept.get(number)
-        if number in self._engines or note is None:
+        if number in self._engines:
             return None
         if number not in self._unchanged:
-            if self._fingerprint(number, self.engine(0).head()) != note[0]:
+            fingerprint = self._fingerprint(number, self.engine(0).head())
+            note = self._kept.get(number)
+            if note is None or note[0] != fingerprint:
                 self._kept.pop(number, None)
-                return None
+                if fingerprint is None or not self._recall(number, fingerprint):
+                    return None
             self._unchanged.add(number)
-        return (note[1],)
+        return (self._kept[number][1],)
+
+    def _recall(self, number: int, fingerprint: bytes | None) -> bool:
+        """Take what volume ``number``'s side index says (once a section): its ids, and its
+        HEAD if ``fingerprint`` is the index's (not for volume 0); whether it gave the HEAD."""
+        if number in self._recalled:
+            return False
+        self._recalled.add(number)
+        index = read_index(volume_root(self.root, number))
+        if index is None:
+            return False
+        commit = None if index.head is None else index.head.id
+        self._indexed[number] = (index.fingerprint, commit)
+        known = self._ids.get(number)
+        if known is None or known[0] != commit:
+            self._ids[number] = (commit, set(index.ids))
+        if not number or fingerprint is None or fingerprint != index.fingerprint:
+            return False
+        self._kept[number] = (fingerprint, index.head)
+        return True
 
     def database(self, number: int) -> str:
         """Volume ``number``'s database file."""
@@ -488,6 +540,9 @@ class Volumes:
         head = self._head(number)
         commit = None if head is None else head.id
         known = self._ids.get(number)
+        if known is None or known[0] != commit:
+            self._recall(number, None)
+            known = self._ids.get(number)
         if known is None or known[0] != commit:
             ids = set() if commit is None else set(self._state(number, commit))
             known = self._ids[number] = (commit, ids)
