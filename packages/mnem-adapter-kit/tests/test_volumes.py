@@ -9,6 +9,7 @@ commit of it, the origin of every live node, the branches.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -656,11 +657,15 @@ def test_the_next_handle_on_a_store_takes_the_notes_of_the_last(
 def test_a_scope_first_read_opens_only_the_volumes_holding_its_nodes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A session opened per request in a shared store reads its own volumes, not every one."""
+    """A session opened per request in a shared store reads its own volumes, not every one;
+    in a new process too (each volume's ids from its side index)."""
     store = seven_in_small_volumes(tmp_path, monkeypatch, other_from=5)  # "other": volumes 2, 3
     store.close()
     opened = volumes_opened(monkeypatch)
-    for scope, holding, expected in ((OTHER, [2, 3], {5, 6, 7}), (Scope.of("new"), [], set())):
+    reads = [(OTHER, [2, 3], {5, 6, 7}), (Scope.of("new"), [], set())]
+    for (scope, holding, expected), new_process in itertools.product(reads, (False, True)):
+        if new_process:
+            _known.clear()
         store = open_store(tmp_path, author="test")
         mirror: Mirror[Any] = Mirror(scope.owns, lambda node: node.content)
         with store.session() as engine:

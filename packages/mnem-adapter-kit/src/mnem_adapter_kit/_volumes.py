@@ -413,7 +413,8 @@ class Volumes:
         time = max(_now_ms(), self._floor(without=number))
         opening = engine.commit(f"open volume {number}", author=AUTHOR, time_ms=time)
         self._forget_heads(number)
-        self._ids[number] = (opening, set())
+        if number not in self._foreign:  # nothing staged went in with it: it holds no node
+            self._ids[number] = (opening, set())
         self._align(number, engine)
 
     def _align(self, number: int, engine: mnem.Store) -> None:
