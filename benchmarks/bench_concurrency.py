@@ -25,7 +25,7 @@ from mnem_mcp import StoreSettings, build_server
 LIMITS, STALL_LIMIT = {"tasks": 0.9, "threads": 0.9, "processes": 0.7}, 1.5
 USES = ("open", "refused")  # handle opens; opens refused (another process had the store)
 # block: writes per subject per round (a multiple of workers)
-FULL = h.Plan(items=1_000, block=120, rounds=6, stall_rounds=200, workers=4)
+FULL = h.Plan(items=1_000, block=120, rounds=12, stall_rounds=200, workers=4)
 SMOKE = h.Plan(items=20, block=4, rounds=1, stall_rounds=4, workers=2)
 
 
