@@ -6,13 +6,15 @@ import fcntl
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import mnem
 import pytest
 
-from mnem_adapter_kit import Scope, open_store
+from mnem_adapter_kit import Mirror, Scope, open_store
 from mnem_adapter_kit._paths import STORE_DIR
 from mnem_adapter_kit._sparse import punch_zeros
+from mnem_adapter_kit._volumes import _known
 from mnem_adapter_kit._waiting import SIGNAL_NAME
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="holes: Linux only")
@@ -132,3 +134,23 @@ def test_a_store_handed_to_a_waiting_process_is_not_punched(
         write.add(SCOPE.sequence_item_id(2), "value")
     store.close()
     assert zero_blocks_on_disk(database) == 0
+
+
+def test_a_new_process_that_only_read_leaves_no_zero_block_in_the_volumes_it_read(
+    holes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A close re-allocates a read volume's zero blocks: the first close in a process (which
+    knows the volumes from their side indexes only) gives them back, as a write's would."""
+    monkeypatch.setenv("MNEM_VOLUME_NODES", "8")
+    store = open_store(holes, author="test")
+    with store.write() as write:
+        for n in range(30):
+            write.add(SCOPE.sequence_item_id(n + 1), f"value {n}")
+    store.close()
+    _known.clear()  # a new process
+    store = open_store(holes, author="test")
+    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    with store.session() as engine:
+        assert len(mirror.sync(engine)) == 30
+    store.close()
+    assert [zero_blocks_on_disk(path) for path in databases(holes)[1:]] == [0, 0, 0]

@@ -216,6 +216,9 @@ class Volumes:
         self._indexed = known.indexed
         self._recalled: set[int] = set()
         """The volumes whose side index this section read."""
+        self._noted_by_index: set[int] = set()
+        """The volumes whose HEAD this section took from their side index, not from a close of
+        this process's own."""
         self._homes_checked = False
         """Whether :attr:`_homes_of` were compared with every volume's ids since a HEAD moved."""
         self._first_as_opened: bytes | None = None
@@ -275,11 +278,12 @@ class Volumes:
         """Volume 0 is closing: close the others (their handles go with this object's
         references), noting what each was (see the module: volumes left closed). The volumes
         that may have been written: volume 0 since it opened, another since this process last
-        closed it."""
+        closed it (or ever: this process never closed it before)."""
         wanted, heads = self._heads_at_close()
         before = {number: self._kept.pop(number, None) for number in self._engines if number}
         first = self._fingerprint(0, "")
         written = [0] if first is None or first != self._first_as_opened else []
+        first_closes = self._noted_by_index
         self._engines = {}
         self._foreign = {}
         self._forget_section()
@@ -288,7 +292,7 @@ class Volumes:
             if fingerprint is not None:
                 self._kept[number] = (fingerprint, heads[number])
                 self._leave_index(number, fingerprint, heads[number])
-            if note is None or note[0] != fingerprint:
+            if note is None or note[0] != fingerprint or number in first_closes:
                 written.append(number)
         if 0 in heads:
             self._leave_index(0, None, heads[0])
@@ -361,6 +365,7 @@ class Volumes:
     def _forget_section(self) -> None:
         self._unchanged = set()
         self._recalled = set()
+        self._noted_by_index = set()
         self._merged_at = None
         self._forget_heads()
         self._ops = {}
@@ -494,6 +499,7 @@ class Volumes:
         if not number or fingerprint is None or fingerprint != index.fingerprint:
             return False
         self._kept[number] = (fingerprint, index.head)
+        self._noted_by_index.add(number)
         return True
 
     def database(self, number: int) -> str:
