@@ -69,6 +69,21 @@ def open_regular(path: str, flags: int) -> int | None:
     return None
 
 
+def read_start(path: str, most: int) -> bytes | None:
+    """The first ``most`` bytes of the regular file at ``path``; None if there is none, it is
+    not a regular file or it cannot be read."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+        if fd is None:
+            return None
+        try:
+            return os.read(fd, most)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+
+
 def read_regular(path: str) -> Generator[None, None, bytes | None]:
     """The bytes of the regular file at ``path``, read :data:`READ_STEP` at a time with a
     pause (a walk step) between; None if there is none or it is not a regular file."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import mnem
 
-from ._paths import STORE_DIR, open_regular
+from ._paths import STORE_DIR, open_regular, read_start
 
 INDEX_NAME = "adapter-index.json"
 _MOST = 1 << 22
@@ -44,14 +44,10 @@ def index_path(volume_root: str) -> str:
 
 def read_index(volume_root: str) -> VolumeIndex | None:
     """The side index of the volume at ``volume_root``; None if there is none readable."""
+    raw = read_start(index_path(volume_root), _MOST)
+    if raw is None:
+        return None
     try:
-        fd = open_regular(index_path(volume_root), os.O_RDONLY)
-        if fd is None:
-            return None
-        try:
-            raw = os.read(fd, _MOST)
-        finally:
-            os.close(fd)
         found = json.loads(raw)
         head = found["head"]
         fingerprint = found["fingerprint"]
@@ -63,7 +59,7 @@ def read_index(volume_root: str) -> VolumeIndex | None:
             head=None if head is None else _commit_of(head),
             ids=frozenset(ids),
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 

@@ -54,7 +54,7 @@ import mnem
 
 from ._commit import Part
 from ._opening import DATABASE_FILE, open_engine
-from ._paths import STORE_DIR, VOLUMES_DIR, open_regular
+from ._paths import STORE_DIR, VOLUMES_DIR, open_regular, read_start
 from ._volume_index import VolumeIndex, read_index, write_index
 from .errors import (
     BusyError,
@@ -512,15 +512,8 @@ class Volumes:
         database = self.database(number)
         digest = hashlib.blake2b(wanted.encode(), digest_size=16)
         for path in (database, os.path.join(os.path.dirname(database), "HEAD")):
-            try:
-                fd = open_regular(path, os.O_RDONLY)
-                if fd is None:
-                    return None
-                try:
-                    part = os.read(fd, FINGERPRINT_BYTES)
-                finally:
-                    os.close(fd)
-            except OSError:
+            part = read_start(path, FINGERPRINT_BYTES)
+            if part is None:
                 return None
             digest.update(len(part).to_bytes(4, "big") + part)
         return digest.digest()
