@@ -654,6 +654,35 @@ def test_the_next_handle_on_a_store_takes_the_notes_of_the_last(
     store.close()
 
 
+@pytest.mark.parametrize("special", ["fifo", "directory", "garbage"])
+def test_a_side_index_that_is_no_index_is_neither_waited_on_nor_believed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, special: str
+) -> None:
+    """A FIFO, a directory or garbage where each volume's side index is: a new process reads and
+    writes the store as it would without them."""
+    store = seven_in_small_volumes(tmp_path, monkeypatch)
+    store.close()
+    for number in range(4):
+        index = Path(index_path(volume_root(str(tmp_path), number)))
+        index.unlink()
+        if special == "fifo":
+            os.mkfifo(index)
+        elif special == "directory":
+            index.mkdir()
+        else:
+            index.write_text('{"fingerprint": "zz", "head": [1], "ids": 7}')
+    _known.clear()  # a new process
+    store = open_store(tmp_path, author="test")
+    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    with store.write(mirror) as write:
+        write.add(SCOPE.sequence_item_id(8), 8)
+    with store.session() as engine:
+        values = dict(mirror.sync(engine))
+    store.close()
+    assert values == {SCOPE.sequence_item_id(n): n for n in range(1, 9)}
+    assert not list(tmp_path.rglob("*.new"))
+
+
 def test_a_scope_first_read_opens_only_the_volumes_holding_its_nodes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

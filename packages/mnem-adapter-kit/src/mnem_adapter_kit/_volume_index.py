@@ -85,7 +85,10 @@ def write_index(volume_root: str, index: VolumeIndex) -> None:
             os.write(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
-        os.replace(temporary, path)
+        try:
+            os.replace(temporary, path)
+        except OSError:  # a directory in its place, say: leave nothing behind
+            os.remove(temporary)
 
 
 def _commit_of(raw: list[object]) -> mnem.Commit:
