@@ -33,6 +33,13 @@ SCOPE = Scope.of("notes")
 OTHER = Scope.of("other")
 
 Op = tuple[Any, ...]
+
+
+def contents_mirror(scope: Scope = SCOPE) -> Mirror[Any]:
+    """A mirror of ``scope``'s nodes, each as its content."""
+    return Mirror(scope.owns, lambda node: node.content)
+
+
 on_a_branch = [  # writes, a switch to the next branch, a merge of it
     st.tuples(st.just("add"), st.integers(1, 4)),
     st.tuples(st.just("change"), st.integers(0, 50)),
@@ -66,7 +73,7 @@ class Side:
         self.merges: list[Any] = []
         """What each merge answered: its status and conflicts, or its error's code."""
         self.store = self._open()
-        self.mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+        self.mirror = contents_mirror()
 
     def _open(self) -> Store:
         if self.bound is None:
@@ -86,7 +93,7 @@ class Side:
             if kind == "restart":  # as a new process: only what the store's files say
                 _known.clear()
             self.store = self._open()
-            self.mirror = Mirror(SCOPE.owns, lambda node: node.content)
+            self.mirror = contents_mirror()
             return
         live = self.live()
         if kind == "branch" and live:
@@ -336,7 +343,7 @@ def test_a_store_written_as_one_volume_opens_in_place_and_grows_into_volumes(
     del old
     monkeypatch.setenv("MNEM_VOLUME_NODES", "4")
     store = open_store(tmp_path, author="test")
-    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    mirror = contents_mirror()
     with store.write(mirror) as write:
         write.add(SCOPE.sequence_item_id(7), 7)
         write.add(SCOPE.sequence_item_id(1), "one, changed")
@@ -373,7 +380,7 @@ def seven_in_small_volumes(
 def test_a_clear_across_volumes_is_one_write_whose_commits_all_land(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    mirror = contents_mirror()
     store = seven_in_small_volumes(tmp_path, monkeypatch, mirror)
     with store.write(mirror) as write:
         for node_id in list(mirror.values):
@@ -555,7 +562,7 @@ def test_a_write_after_another_process_wrote_finds_where_each_node_now_lives(
 ) -> None:
     monkeypatch.setenv("MNEM_VOLUME_NODES", "2")
     store = open_store(tmp_path, author="test")
-    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    mirror = contents_mirror()
     for n in [1, 2, 3, 4, 5, 3]:  # the last changes a node: this process knows every volume
         with store.write(mirror) as write:
             write.add(SCOPE.sequence_item_id(n), n)
@@ -607,7 +614,7 @@ def volumes_opened(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_taking_the_store_back_opens_only_the_volumes_another_process_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    mirror = contents_mirror()
     store = seven_in_small_volumes(tmp_path, monkeypatch, mirror)
     opened = volumes_opened(monkeypatch)
     for theirs in ("theirs", "theirs again"):  # the first catch-up reads every volume's history
@@ -673,7 +680,7 @@ def test_a_side_index_that_is_no_index_is_neither_waited_on_nor_believed(
             index.write_text('{"fingerprint": "zz", "head": [1], "ids": 7}')
     _known.clear()  # a new process
     store = open_store(tmp_path, author="test")
-    mirror: Mirror[Any] = Mirror(SCOPE.owns, lambda node: node.content)
+    mirror = contents_mirror()
     with store.write(mirror) as write:
         write.add(SCOPE.sequence_item_id(8), 8)
     with store.session() as engine:
@@ -696,7 +703,7 @@ def test_a_scope_first_read_opens_only_the_volumes_holding_its_nodes(
         if new_process:
             _known.clear()
         store = open_store(tmp_path, author="test")
-        mirror: Mirror[Any] = Mirror(scope.owns, lambda node: node.content)
+        mirror = contents_mirror(scope)
         with store.session() as engine:
             values = dict(mirror.sync(engine))
         store.close()
